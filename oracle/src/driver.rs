@@ -1,0 +1,193 @@
+//! The one differential driver: applies each op to a structure and to the oracle,
+//! compares the outcomes, checks the cost bound, validates, and optionally compares the
+//! whole free space. Every test, fuzz target and replay goes through [`Differential`].
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use structures::{AvailabilityIndex, Config, Cost, Error, Kind, TimeFrame};
+
+use crate::{apply, Op, Oracle, Outcome};
+
+/// What a differential run starts from; with the ops so far, a complete reproducer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scenario {
+    /// Resources in the index.
+    pub capacity: u32,
+    /// Slot width and horizon, shared by the structure and the oracle.
+    pub config: Config,
+}
+
+/// How the structure and the oracle disagreed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Disagreement {
+    /// Both answered, differently.
+    AnswersDiffer,
+    /// Both refused, with different errors.
+    ErrorsDiffer,
+    /// Only the structure refused.
+    OnlyStructureFailed,
+    /// Only the oracle refused.
+    OnlyOracleFailed,
+    /// The structure's `validate()` failed after the op.
+    Invalid(String),
+    /// A successful `check` or `earliest` recorded no cost, or visited more than its
+    /// worst case.
+    CostOutOfBounds(Option<Cost>),
+    /// The outcomes agree but the whole free spaces (or the present) no longer do.
+    StateDiffers {
+        /// The structure's free frames from now to the horizon.
+        structure: Vec<TimeFrame>,
+        /// The oracle's.
+        oracle: Vec<TimeFrame>,
+    },
+}
+
+/// A divergence with everything needed to reproduce it.
+#[derive(Debug, Clone)]
+pub struct Divergence {
+    /// The structure that diverged.
+    pub structure: Kind,
+    /// What went wrong.
+    pub kind: Disagreement,
+    /// The structure's outcome for the last op.
+    pub got: Outcome,
+    /// The oracle's outcome for the last op.
+    pub expected: Outcome,
+    /// Where the run started.
+    pub scenario: Scenario,
+    /// Every op applied, the diverging one last.
+    pub ops: Vec<Op>,
+}
+
+impl fmt::Display for Divergence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{} diverged from the oracle: {:?}", self.structure, self.kind)?;
+        writeln!(f, "  op:       {:?}", self.ops.last())?;
+        writeln!(f, "  got:      {:?}", self.got)?;
+        writeln!(f, "  expected: {:?}", self.expected)?;
+        writeln!(f, "reproduce in a test with:")?;
+        writeln!(
+            f,
+            "  oracle::replay(Kind::{:?}, {:?}, &{:?}).unwrap();",
+            self.structure, self.scenario, self.ops
+        )?;
+        writeln!(f, "or as JSON lines for `resbench ops --structure {}`:", self.structure)?;
+        for op in &self.ops {
+            writeln!(f, "  {}", serde_json::to_string(op).map_err(|_| fmt::Error)?)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Divergence {}
+
+/// A structure and the oracle driven in lock step.
+pub struct Differential {
+    kind: Kind,
+    scenario: Scenario,
+    structure: Box<dyn AvailabilityIndex>,
+    oracle: Oracle,
+    ops: Vec<Op>,
+    compare_state: bool,
+}
+
+impl Differential {
+    /// A fresh structure of `kind` beside a fresh oracle. With `compare_state`, the whole
+    /// free space is compared after every op (thorough; for tests and fuzzing).
+    ///
+    /// # Errors
+    /// [`Error::BadConfig`] for a scenario no index can be built with.
+    pub fn new(kind: Kind, scenario: Scenario, compare_state: bool) -> Result<Self, Error> {
+        Ok(Self {
+            kind,
+            scenario,
+            structure: kind.build(scenario.capacity, scenario.config)?,
+            oracle: Oracle::new(scenario.capacity, scenario.config)?,
+            ops: Vec::new(),
+            compare_state,
+        })
+    }
+
+    /// The structure under test, for reading its costs.
+    pub fn structure(&self) -> &dyn AvailabilityIndex {
+        self.structure.as_ref()
+    }
+
+    /// The oracle beside it.
+    pub fn oracle(&self) -> &Oracle {
+        &self.oracle
+    }
+
+    /// Applies `op` to both and returns the agreed outcome.
+    ///
+    /// # Errors
+    /// A [`Divergence`] carrying the op sequence so far.
+    pub fn step(&mut self, op: Op) -> Result<Outcome, Divergence> {
+        let got = apply(self.structure.as_mut(), &op);
+        let expected = apply(&mut self.oracle, &op);
+        self.ops.push(op);
+        let kind = match (&got, &expected) {
+            (Outcome::Failed(a), Outcome::Failed(b)) if a != b => Some(Disagreement::ErrorsDiffer),
+            (Outcome::Failed(_), Outcome::Failed(_)) => None,
+            (Outcome::Failed(_), _) => Some(Disagreement::OnlyStructureFailed),
+            (_, Outcome::Failed(_)) => Some(Disagreement::OnlyOracleFailed),
+            (a, b) if a != b => Some(Disagreement::AnswersDiffer),
+            _ => None,
+        }
+        .or_else(|| self.cost_problem(&got))
+        .or_else(|| self.structure.validate().err().map(Disagreement::Invalid))
+        .or_else(|| self.state_problem());
+        match kind {
+            None => Ok(got),
+            Some(kind) => Err(Divergence {
+                structure: self.kind,
+                kind,
+                got,
+                expected,
+                scenario: self.scenario,
+                ops: self.ops.clone(),
+            }),
+        }
+    }
+
+    fn cost_problem(&self, got: &Outcome) -> Option<Disagreement> {
+        if !matches!(got, Outcome::Free(_) | Outcome::Start(_)) {
+            return None;
+        }
+        let cost = self.structure.last_cost();
+        match cost {
+            Some(c) if c.visited <= c.worst => None,
+            _ => Some(Disagreement::CostOutOfBounds(cost)),
+        }
+    }
+
+    fn state_problem(&self) -> Option<Disagreement> {
+        if !self.compare_state {
+            return None;
+        }
+        let now = self.oracle.now();
+        let limit = self.scenario.config.limit(now);
+        let frames = |index: &dyn AvailabilityIndex| {
+            (index.now(), if now < limit { index.free_frames(now, limit) } else { Ok(Vec::new()) })
+        };
+        let (structure, oracle) = (frames(self.structure.as_ref()), frames(&self.oracle));
+        (structure != oracle).then(|| Disagreement::StateDiffers {
+            structure: structure.1.unwrap_or_default(),
+            oracle: oracle.1.unwrap_or_default(),
+        })
+    }
+}
+
+/// Replays `ops` on a fresh structure of `kind` beside the oracle, comparing the whole
+/// state after every op: the form in which reproducers become regression tests.
+///
+/// # Errors
+/// The first [`Divergence`].
+///
+/// # Panics
+/// If the scenario's capacity or configuration is invalid (a reproducer never has one).
+pub fn replay(kind: Kind, scenario: Scenario, ops: &[Op]) -> Result<Vec<Outcome>, Divergence> {
+    let mut run = Differential::new(kind, scenario, true).expect("a valid scenario");
+    ops.iter().map(|op| run.step(op.clone())).collect()
+}

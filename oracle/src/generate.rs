@@ -1,0 +1,191 @@
+//! Scenario and op generators, independent of the engine that drives them: proptest
+//! feeds them a vector of numbers, a fuzz target feeds them its input bytes. Ops are
+//! mostly valid (allocations taken from the oracle's own answers, releases of what is
+//! allocated or of its tail) with a share of deliberately invalid ones.
+
+use structures::{AvailabilityIndex, Config, RangeSet, Time, TimeFrame};
+
+use crate::{Op, Oracle, Scenario};
+
+/// A source of choices.
+pub trait Choices {
+    /// A number in `0..n`; `n` is at least 1.
+    fn below(&mut self, n: u64) -> u64;
+
+    /// A number in `lo..hi`, or `lo` when that range is empty.
+    fn within(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.below(hi.saturating_sub(lo).max(1))
+    }
+
+    /// True with probability about `percent` / 100.
+    fn percent(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// Choices read from a list of numbers; zeros once it runs out, so that a shrunk list
+/// still decodes to a (simpler) value.
+pub struct Drawn<'a> {
+    numbers: &'a [u64],
+}
+
+impl<'a> Drawn<'a> {
+    /// Choices drawn from `numbers` in order.
+    pub fn new(numbers: &'a [u64]) -> Self {
+        Self { numbers }
+    }
+}
+
+impl Choices for Drawn<'_> {
+    fn below(&mut self, n: u64) -> u64 {
+        let (first, rest) = self.numbers.split_first().unwrap_or((&0, &[]));
+        self.numbers = rest;
+        first % n
+    }
+}
+
+/// How far past `now` generated times reach: small, so that ops collide often.
+const SPAN: Time = 40;
+
+/// A small scenario: few resources, and slotted configurations with short horizons in
+/// a third of the cases, so that slot edges and the horizon are hit often.
+pub fn scenario(c: &mut impl Choices) -> Scenario {
+    let capacity = c.within(1, 13) as u32;
+    let config = if c.percent(66) {
+        Config::default()
+    } else {
+        let slot = [1, 2, 3, 5][c.below(4) as usize];
+        let horizon = c.percent(70).then(|| slot * c.within(3, 16));
+        Config { slot, horizon }
+    };
+    Scenario { capacity, config }
+}
+
+fn time(now: Time, c: &mut impl Choices) -> Time {
+    now + c.below(SPAN)
+}
+
+fn window(now: Time, c: &mut impl Choices) -> (Time, Time) {
+    let start = time(now, c);
+    (start, start + c.within(1, 16))
+}
+
+fn count(capacity: u32, c: &mut impl Choices) -> u32 {
+    c.within(1, u64::from(capacity) + 1) as u32
+}
+
+/// A random set of ids, one in ten reaching past the capacity.
+fn any_set(capacity: u32, c: &mut impl Choices) -> RangeSet {
+    let reach = u64::from(capacity) + u64::from(c.percent(10));
+    RangeSet::from_ranges((0..c.within(1, 4)).map(|_| {
+        let lo = c.below(reach) as u32;
+        (lo, lo + c.within(1, 4) as u32)
+    }))
+}
+
+/// Some of `set`: all of it, or its lowest ids.
+fn some_of(set: &RangeSet, c: &mut impl Choices) -> RangeSet {
+    let n = c.within(1, set.count() + 1);
+    set.first(n).unwrap_or_else(|| set.clone())
+}
+
+/// The next op for the state `oracle` is in.
+pub fn op(oracle: &Oracle, c: &mut impl Choices) -> Op {
+    let now = oracle.now();
+    let capacity = oracle.capacity();
+    match c.below(100) {
+        0..14 => {
+            let (start, end) = window(now, c);
+            Op::Check { start, end, n: count(capacity, c) }
+        }
+        14..26 => {
+            let (ready, duration) = (time(now, c), c.within(1, 16));
+            Op::Earliest { ready, duration, n: count(capacity, c) }
+        }
+        26..46 => allocate_answer(oracle, c),
+        46..52 => {
+            let (start, end) = window(now, c);
+            Op::Allocate { start, end, set: any_set(capacity, c) }
+        }
+        52..66 => release_busy(oracle, c),
+        66..70 => {
+            let (start, end) = window(now, c);
+            Op::Release { start, end, set: any_set(capacity, c) }
+        }
+        70..76 => {
+            let (from, to) = window(now, c);
+            Op::FreeFrames { from, to }
+        }
+        76..82 => {
+            let (from, to) = window(now, c);
+            Op::Options { from, to, min_duration: c.below(4), min_n: c.below(u64::from(capacity) + 1) as u32 }
+        }
+        82..92 if now > 0 && c.percent(10) => Op::Advance { now: now - 1 },
+        82..92 => Op::Advance { now: now + c.below(5) },
+        92..96 => load_frames(oracle, c),
+        _ => invalid(oracle, c),
+    }
+}
+
+/// Allocates the lowest ids of a `check` answer, else of an `earliest` answer.
+fn allocate_answer(oracle: &Oracle, c: &mut impl Choices) -> Op {
+    let (start, end) = window(oracle.now(), c);
+    let n = count(oracle.capacity(), c);
+    let answer = match oracle.check(start, end, n) {
+        Ok(Some(free)) => Some(TimeFrame { start, end, free }),
+        _ => oracle.earliest(start, end - start, n).ok().flatten(),
+    };
+    match answer {
+        Some(frame) => Op::Allocate {
+            start: frame.start,
+            end: frame.end,
+            set: frame.free.first(u64::from(n)).unwrap_or(frame.free),
+        },
+        None => Op::Allocate { start, end, set: RangeSet::full(oracle.capacity()) },
+    }
+}
+
+/// Releases an allocated rectangle, its tail, or a part of it.
+fn release_busy(oracle: &Oracle, c: &mut impl Choices) -> Op {
+    let busy = oracle.busy();
+    if busy.is_empty() {
+        let (start, end) = window(oracle.now(), c);
+        return Op::Release { start, end, set: any_set(oracle.capacity(), c) };
+    }
+    let b = &busy[c.below(busy.len() as u64) as usize];
+    let start = c.within(b.start, b.end);
+    let end = if c.percent(60) { b.end } else { c.within(start + 1, b.end.saturating_add(1)) };
+    Op::Release { start, end, set: some_of(&b.free, c) }
+}
+
+/// Rebuilds from the current free frames, one dropped at times, or from random ones.
+fn load_frames(oracle: &Oracle, c: &mut impl Choices) -> Op {
+    let now = oracle.now();
+    let to = oracle.config().limit(now).min(now + SPAN);
+    let mut frames = if now < to { oracle.free_frames(now, to).unwrap_or_default() } else { Vec::new() };
+    if !frames.is_empty() && c.percent(30) {
+        frames.remove(c.below(frames.len() as u64) as usize);
+    }
+    if c.percent(20) {
+        let (start, end) = window(now, c);
+        frames.push(TimeFrame { start, end, free: any_set(oracle.capacity(), c) });
+    }
+    Op::LoadFrames { frames }
+}
+
+/// Ops that must be refused, alike by every structure.
+fn invalid(oracle: &Oracle, c: &mut impl Choices) -> Op {
+    let now = oracle.now();
+    let capacity = oracle.capacity();
+    let limit = oracle.config().limit(now);
+    let t = time(now, c);
+    match c.below(7) {
+        0 => Op::Check { start: t, end: t, n: 1 },
+        1 => Op::Check { start: t, end: t + 1, n: [0, capacity + 1][c.below(2) as usize] },
+        2 => Op::Earliest { ready: Time::MAX - c.below(3), duration: c.within(1, 9), n: 1 },
+        3 => Op::Allocate { start: t, end: t + 1, set: RangeSet::new() },
+        4 => Op::Release { start: limit.saturating_sub(1), end: limit.saturating_add(c.within(1, 4)), set: RangeSet::full(capacity) },
+        5 if now > 0 => Op::Check { start: now - 1, end: now + 1, n: 1 },
+        _ => Op::Earliest { ready: t, duration: 0, n: 1 },
+    }
+}

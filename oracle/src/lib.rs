@@ -1,0 +1,13 @@
+//! The naive reference index, the op vocabulary and the one differential driver that
+//! every test, fuzz target and replay uses to compare a structure with the reference.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod driver;
+pub mod generate;
+pub mod naive;
+pub mod op;
+
+pub use driver::{replay, Differential, Disagreement, Divergence, Scenario};
+pub use naive::Oracle;
+pub use op::{apply, Op, Outcome};

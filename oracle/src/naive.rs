@@ -1,0 +1,251 @@
+//! The naive reference index: a list of allocated rectangles (a window and a set of
+//! ids), every answer computed by brute force from the definitions. Short on purpose:
+//! it must be obviously right, not fast.
+
+use structures::{
+    check_count, check_set, fill_from_frames, AvailabilityIndex, Config, Cost, Error, RangeSet,
+    Time, TimeFrame,
+};
+
+/// One allocated rectangle: `ids` are busy over `[start, end)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Busy {
+    start: Time,
+    end: Time,
+    ids: RangeSet,
+}
+
+/// The brute-force reference implementation of [`AvailabilityIndex`].
+#[derive(Debug, Clone)]
+pub struct Oracle {
+    capacity: u32,
+    config: Config,
+    now: Time,
+    busy: Vec<Busy>,
+}
+
+impl Oracle {
+    /// An oracle of `capacity` resources, all free from time 0 on.
+    ///
+    /// # Errors
+    /// [`Error::BadConfig`] from [`Config::validate`].
+    pub fn new(capacity: u32, config: Config) -> Result<Self, Error> {
+        config.validate(capacity)?;
+        Ok(Self { capacity, config, now: 0, busy: Vec::new() })
+    }
+
+    /// The allocated rectangles, `free` holding the busy ids (for generators that
+    /// release what is allocated).
+    pub fn busy(&self) -> Vec<TimeFrame> {
+        self.busy
+            .iter()
+            .map(|b| TimeFrame { start: b.start, end: b.end, free: b.ids.clone() })
+            .collect()
+    }
+
+    fn full(&self) -> RangeSet {
+        RangeSet::full(self.capacity)
+    }
+
+    /// The ids free at instant `t`.
+    fn free_at(&self, t: Time) -> RangeSet {
+        self.busy
+            .iter()
+            .filter(|b| b.start <= t && t < b.end)
+            .fold(self.full(), |free, b| free.subtract(&b.ids))
+    }
+
+    /// The ids free at every instant of `[s, e)`: no rectangle touching the window
+    /// holds them.
+    fn free_throughout(&self, s: Time, e: Time) -> RangeSet {
+        self.busy
+            .iter()
+            .filter(|b| b.start < e && s < b.end)
+            .fold(self.full(), |free, b| free.subtract(&b.ids))
+    }
+
+    /// `s` and every rectangle edge inside `(s, e)`: the instants where freedom can change.
+    fn instants(&self, s: Time, e: Time) -> Vec<Time> {
+        let mut points: Vec<Time> = self
+            .busy
+            .iter()
+            .flat_map(|b| [b.start, b.end])
+            .filter(|&t| s < t && t < e)
+            .chain([s])
+            .collect();
+        points.sort_unstable();
+        points.dedup();
+        points
+    }
+
+    fn check_window(&self, s: Time, e: Time, n: u32) -> Option<RangeSet> {
+        let free = self.free_throughout(s, e);
+        (free.count() >= u64::from(n)).then_some(free)
+    }
+}
+
+impl AvailabilityIndex for Oracle {
+    fn name(&self) -> &'static str {
+        "oracle"
+    }
+
+    fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    fn config(&self) -> Config {
+        self.config
+    }
+
+    fn now(&self) -> Time {
+        self.now
+    }
+
+    fn check(&self, start: Time, end: Time, n: u32) -> Result<Option<RangeSet>, Error> {
+        let (s, e) = self.config.window(self.now, start, end)?;
+        check_count(n, self.capacity)?;
+        Ok(self.check_window(s, e, n))
+    }
+
+    /// Tries `ready`, then every rectangle edge after it, in order.
+    fn earliest(&self, ready: Time, duration: Time, n: u32) -> Result<Option<TimeFrame>, Error> {
+        self.config.search(self.now, ready, duration)?;
+        check_count(n, self.capacity)?;
+        let limit = self.config.limit(self.now);
+        let mut starts: Vec<Time> =
+            self.busy.iter().flat_map(|b| [b.start, b.end]).filter(|&t| t > ready).collect();
+        starts.push(ready);
+        starts.sort_unstable();
+        starts.dedup();
+        for start in starts {
+            let Some(end) = start.checked_add(duration) else { return Ok(None) };
+            let Some(e) = self.config.ceil(end).filter(|&e| e <= limit) else { return Ok(None) };
+            if let Some(free) = self.check_window(self.config.floor(start), e, n) {
+                return Ok(Some(TimeFrame { start, end, free }));
+            }
+        }
+        Ok(None)
+    }
+
+    fn allocate(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
+        let (s, e) = self.config.window(self.now, start, end)?;
+        check_set(set, self.capacity)?;
+        let busy = set.subtract(&self.free_throughout(s, e));
+        if !busy.is_empty() {
+            return Err(Error::NotFree { start, end, busy });
+        }
+        self.busy.push(Busy { start: s, end: e, ids: set.clone() });
+        Ok(())
+    }
+
+    /// Cuts the released rectangle out of every rectangle it overlaps.
+    fn release(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
+        let (s, e) = self.config.window(self.now, start, end)?;
+        check_set(set, self.capacity)?;
+        let free_somewhere = self
+            .instants(s, e)
+            .into_iter()
+            .fold(RangeSet::new(), |acc, t| acc.union(&self.free_at(t)));
+        let free = set.intersect(&free_somewhere);
+        if !free.is_empty() {
+            return Err(Error::NotAllocated { start, end, free });
+        }
+        let mut kept = Vec::new();
+        for b in self.busy.drain(..) {
+            if b.end <= s || e <= b.start {
+                kept.push(b);
+                continue;
+            }
+            let (mid_start, mid_end) = (b.start.max(s), b.end.min(e));
+            kept.push(Busy { start: b.start, end: mid_start, ids: b.ids.clone() });
+            kept.push(Busy { start: mid_end, end: b.end, ids: b.ids.clone() });
+            kept.push(Busy { start: mid_start, end: mid_end, ids: b.ids.subtract(set) });
+        }
+        kept.retain(|b| b.start < b.end && !b.ids.is_empty());
+        self.busy = kept;
+        Ok(())
+    }
+
+    /// For each id, its free runs over the instants of the window, grouped by interval.
+    fn free_frames(&self, from: Time, to: Time) -> Result<Vec<TimeFrame>, Error> {
+        let (s, e) = self.config.window(self.now, from, to)?;
+        let points = self.instants(s, e);
+        let free: Vec<RangeSet> = points.iter().map(|&t| self.free_at(t)).collect();
+        let mut frames: Vec<TimeFrame> = Vec::new();
+        for id in 0..self.capacity {
+            let mut run_start = None;
+            for (i, &t) in points.iter().chain([&e]).enumerate() {
+                let is_free = free.get(i).is_some_and(|f| f.contains(id));
+                match (run_start, is_free) {
+                    (None, true) => run_start = Some(t),
+                    (Some(start), false) => {
+                        match frames.iter_mut().find(|f| f.start == start && f.end == t) {
+                            Some(f) => f.free = f.free.union(&RangeSet::from_ids([id])),
+                            None => frames.push(TimeFrame { start, end: t, free: RangeSet::from_ids([id]) }),
+                        }
+                        run_start = None;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        frames.sort_by_key(|f| (f.start, f.end));
+        Ok(frames)
+    }
+
+    /// Every window between two instants, kept if no resource is lost by moving either
+    /// end outward by one unit (or the end is the clip edge).
+    fn options(&self, from: Time, to: Time, min_duration: Time, min_n: u32) -> Result<Vec<TimeFrame>, Error> {
+        let (s, e) = self.config.window(self.now, from, to)?;
+        let mut points = self.instants(s, e);
+        points.push(e);
+        let mut options = Vec::new();
+        for (i, &a) in points.iter().enumerate() {
+            for &b in &points[i + 1..] {
+                let free = self.free_throughout(a, b);
+                let left_max = a == s || !free.is_subset(&self.free_at(a - 1));
+                let right_max = b == e || !free.is_subset(&self.free_at(b));
+                if !free.is_empty()
+                    && left_max
+                    && right_max
+                    && b - a >= min_duration
+                    && free.count() >= u64::from(min_n)
+                {
+                    options.push(TimeFrame { start: a, end: b, free });
+                }
+            }
+        }
+        Ok(options)
+    }
+
+    fn load_frames(&mut self, frames: &[TimeFrame]) -> Result<(), Error> {
+        let mut fresh = Self::new(self.capacity, self.config)?;
+        fresh.advance(self.now)?;
+        fill_from_frames(&mut fresh, frames)?;
+        *self = fresh;
+        Ok(())
+    }
+
+    fn advance(&mut self, now: Time) -> Result<(), Error> {
+        if now < self.now {
+            return Err(Error::BeforePast { time: now, now: self.now });
+        }
+        self.now = self.config.floor(now);
+        let now = self.now;
+        self.busy.retain(|b| b.end > now);
+        self.busy.iter_mut().for_each(|b| b.start = b.start.max(now));
+        Ok(())
+    }
+
+    /// The oracle counts no work.
+    fn last_cost(&self) -> Option<Cost> {
+        None
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        match self.busy.iter().find(|b| b.start < self.now || b.start >= b.end || b.ids.is_empty()) {
+            Some(b) => Err(format!("bad rectangle {b:?} (now = {})", self.now)),
+            None => Ok(()),
+        }
+    }
+}

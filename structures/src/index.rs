@@ -1,0 +1,148 @@
+//! The trait every structure implements, and the values it answers with.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Config, Error, RangeSet, Time};
+
+/// A window and a set of resources: a free time frame, a scheduling option, or the
+/// answer of an earliest-start search.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct TimeFrame {
+    /// First instant of the window.
+    pub start: Time,
+    /// First instant after the window.
+    pub end: Time,
+    /// The resources free throughout the window.
+    pub free: RangeSet,
+}
+
+/// The work one `check` or `earliest` call did, in the structure's own unit (list nodes,
+/// tree nodes, slots, buckets), beside the theoretical worst case for that call in the
+/// state it ran in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Cost {
+    /// Steps spent locating the first anchor (tree levels, list nodes skipped).
+    pub search: u64,
+    /// Entries examined from the first (potential) anchor on; at most `worst`.
+    pub visited: u64,
+    /// The worst case for this call: `m` for `check` and `m²` for `earliest`, where `m`
+    /// counts the entries from the (first potential) anchor to the end.
+    pub worst: u64,
+}
+
+/// Answers admission-control questions about `capacity` resources over time.
+///
+/// Every implementation returns exactly the oracle's answer and the oracle's error for
+/// every input; they differ only in speed, memory and the work they visit. Time before
+/// [`now`](AvailabilityIndex::now) is forgotten. A refused operation changes nothing.
+pub trait AvailabilityIndex {
+    /// The structure's name, as the command line spells it.
+    fn name(&self) -> &'static str;
+
+    /// The number of resources; ids are `0..capacity`.
+    fn capacity(&self) -> u32;
+
+    /// The slot width and horizon.
+    fn config(&self) -> Config;
+
+    /// The present: the first instant the index still knows (a slot boundary).
+    fn now(&self) -> Time;
+
+    /// The resources free at every instant of `[start, end)` if there are at least `n`.
+    ///
+    /// # Errors
+    /// A window error from [`Config::window`], or [`Error::BadCount`].
+    fn check(&self, start: Time, end: Time, n: u32) -> Result<Option<RangeSet>, Error>;
+
+    /// The smallest `t >= ready` such that at least `n` resources are free throughout
+    /// `[t, t + duration)`, with that full free set; `None` if no such window ends within
+    /// the horizon.
+    ///
+    /// # Errors
+    /// A window error from [`Config::search`], or [`Error::BadCount`].
+    fn earliest(&self, ready: Time, duration: Time, n: u32) -> Result<Option<TimeFrame>, Error>;
+
+    /// Marks `set` busy over `[start, end)`.
+    ///
+    /// # Errors
+    /// A window error, [`Error::EmptySet`], [`Error::IdOutOfRange`], or
+    /// [`Error::NotFree`] naming the ids that are busy at some instant of the window.
+    fn allocate(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error>;
+
+    /// Marks `set` free over `[start, end)`; any part of an allocation may be released
+    /// (a job that ends early releases the tail of its reservation).
+    ///
+    /// # Errors
+    /// A window error, [`Error::EmptySet`], [`Error::IdOutOfRange`], or
+    /// [`Error::NotAllocated`] naming the ids that are free at some instant of the window.
+    fn release(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error>;
+
+    /// Non-overlapping free frames: each resource's maximal free intervals clipped to
+    /// `[from, to)`, one frame per distinct interval, sorted by `(start, end)`.
+    ///
+    /// # Errors
+    /// A window error from [`Config::window`].
+    fn free_frames(&self, from: Time, to: Time) -> Result<Vec<TimeFrame>, Error>;
+
+    /// Scheduling options: the maximal free rectangles inside `[from, to)` (a window and
+    /// exactly the resources free throughout it, neither end movable outward without
+    /// losing a resource; the clip edges count as maximal), keeping those lasting at
+    /// least `min_duration` with at least `min_n` resources, sorted by `(start, end)`.
+    ///
+    /// # Errors
+    /// A window error from [`Config::window`].
+    fn options(
+        &self,
+        from: Time,
+        to: Time,
+        min_duration: Time,
+        min_n: u32,
+    ) -> Result<Vec<TimeFrame>, Error>;
+
+    /// Replaces the state by one whose free space from `now` to the horizon is exactly
+    /// `frames` (the inverse of [`free_frames`](AvailabilityIndex::free_frames)); `now`
+    /// is kept.
+    ///
+    /// # Errors
+    /// As [`release`](AvailabilityIndex::release) for the first bad frame: a window
+    /// error, an empty or out-of-range set, or [`Error::NotAllocated`] where two frames
+    /// overlap.
+    fn load_frames(&mut self, frames: &[TimeFrame]) -> Result<(), Error>;
+
+    /// Forgets everything before `now` (rounded down to a slot boundary).
+    ///
+    /// # Errors
+    /// [`Error::BeforePast`] if `now` is before the present.
+    fn advance(&mut self, now: Time) -> Result<(), Error>;
+
+    /// The cost of the last `check` or `earliest` call, `None` if it failed or if another
+    /// operation ran since.
+    fn last_cost(&self) -> Option<Cost>;
+
+    /// Checks every internal invariant.
+    ///
+    /// # Errors
+    /// A message naming the first broken invariant and where.
+    fn validate(&self) -> Result<(), String>;
+}
+
+/// Builds a fresh index's state from frames: everything busy from its present to its
+/// horizon, then each frame released. Structures call it from `load_frames` on a new
+/// instance, so a failure leaves the caller's index untouched.
+///
+/// # Errors
+/// As [`AvailabilityIndex::load_frames`].
+pub fn fill_from_frames(
+    fresh: &mut dyn AvailabilityIndex,
+    frames: &[TimeFrame],
+) -> Result<(), Error> {
+    let now = fresh.now();
+    let limit = fresh.config().limit(now);
+    if now < limit {
+        fresh.allocate(now, limit, &RangeSet::full(fresh.capacity()))?;
+    }
+    for frame in frames {
+        fresh.release(frame.start, frame.end, &frame.free)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,29 @@
+//! Availability indexes for admission control of advance reservations.
+//!
+//! Every structure implements [`AvailabilityIndex`] with exactly the same semantics; they
+//! differ only in speed, memory and the work they visit ([`Cost`]). The trait is in
+//! [`index`], the shared types beside it, each structure in a module of its own, and the
+//! list of structures the command line and tests know in [`registry`].
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod config;
+pub mod error;
+pub mod index;
+pub mod partitioned;
+pub mod profile;
+pub mod range_set;
+pub mod registry;
+
+pub use config::{check_count, check_set, Config};
+pub use error::Error;
+pub use index::{fill_from_frames, AvailabilityIndex, Cost, TimeFrame};
+pub use partitioned::Partitioned;
+pub use profile::{BTreeProfile, RbTreeProfile, SortedListProfile};
+pub use range_set::RangeSet;
+pub use registry::Kind;
+
+/// A point in time: unit-less (the traces use seconds).
+pub type Time = u64;
+/// A resource id, in `0..capacity`.
+pub type ResourceId = u32;

@@ -1,0 +1,459 @@
+//! The seed's container: a red-black tree (CLRS insert and delete fix-ups) in an arena of
+//! nodes with parent links, threaded in key order by a doubly linked list for the forward
+//! walk. Each node also keeps its subtree size (CLRS 14.1), so the worst case of a call
+//! (entries from the anchor to the end) costs O(log n) to account for.
+
+use super::Store;
+use crate::{RangeSet, Time};
+
+/// Index of the sentinel: black, size 0, the `T.nil` of CLRS.
+const NIL: u32 = 0;
+
+#[derive(Debug, Clone, Default)]
+struct Node {
+    key: Time,
+    free: RangeSet,
+    left: u32,
+    right: u32,
+    parent: u32,
+    prev: u32,
+    next: u32,
+    size: u32,
+    red: bool,
+}
+
+/// A red-black tree of entries threaded by a doubly linked list.
+#[derive(Debug, Clone)]
+pub struct RbTree {
+    nodes: Vec<Node>,
+    vacant: Vec<u32>,
+    root: u32,
+    head: u32,
+}
+
+/// Walks the linked list from a node on.
+#[derive(Debug, Clone)]
+pub struct ListWalk<'a> {
+    tree: &'a RbTree,
+    at: u32,
+}
+
+impl<'a> Iterator for ListWalk<'a> {
+    type Item = (Time, &'a RangeSet);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.at == NIL {
+            return None;
+        }
+        let node = &self.tree.nodes[self.at as usize];
+        self.at = node.next;
+        Some((node.key, &node.free))
+    }
+}
+
+impl RbTree {
+    fn n(&self, x: u32) -> &Node {
+        &self.nodes[x as usize]
+    }
+
+    fn m(&mut self, x: u32) -> &mut Node {
+        &mut self.nodes[x as usize]
+    }
+
+    fn is_red(&self, x: u32) -> bool {
+        self.n(x).red
+    }
+
+    /// The node with the greatest key `<= t`, or NIL; counts levels descended.
+    fn floor(&self, t: Time, steps: &mut u64) -> u32 {
+        let (mut x, mut best) = (self.root, NIL);
+        while x != NIL {
+            *steps += 1;
+            if self.n(x).key <= t {
+                best = x;
+                x = self.n(x).right;
+            } else {
+                x = self.n(x).left;
+            }
+        }
+        best
+    }
+
+    fn find(&self, t: Time) -> u32 {
+        let x = self.floor(t, &mut 0);
+        if x != NIL && self.n(x).key == t {
+            x
+        } else {
+            NIL
+        }
+    }
+
+    fn minimum(&self, mut x: u32) -> u32 {
+        while self.n(x).left != NIL {
+            x = self.n(x).left;
+        }
+        x
+    }
+
+    fn resize(&mut self, x: u32) {
+        let size = self.n(self.n(x).left).size + self.n(self.n(x).right).size + 1;
+        self.m(x).size = size;
+    }
+
+    /// Puts `y` where `x` was under `x`'s parent.
+    fn replace_child(&mut self, x: u32, y: u32) {
+        let p = self.n(x).parent;
+        if p == NIL {
+            self.root = y;
+        } else if self.n(p).left == x {
+            self.m(p).left = y;
+        } else {
+            self.m(p).right = y;
+        }
+    }
+
+    fn rotate_left(&mut self, x: u32) {
+        let y = self.n(x).right;
+        let b = self.n(y).left;
+        self.m(x).right = b;
+        if b != NIL {
+            self.m(b).parent = x;
+        }
+        self.m(y).parent = self.n(x).parent;
+        self.replace_child(x, y);
+        self.m(y).left = x;
+        self.m(x).parent = y;
+        self.m(y).size = self.n(x).size;
+        self.resize(x);
+    }
+
+    fn rotate_right(&mut self, x: u32) {
+        let y = self.n(x).left;
+        let b = self.n(y).right;
+        self.m(x).left = b;
+        if b != NIL {
+            self.m(b).parent = x;
+        }
+        self.m(y).parent = self.n(x).parent;
+        self.replace_child(x, y);
+        self.m(y).right = x;
+        self.m(x).parent = y;
+        self.m(y).size = self.n(x).size;
+        self.resize(x);
+    }
+
+    fn rotate(&mut self, x: u32, left: bool) {
+        if left {
+            self.rotate_left(x)
+        } else {
+            self.rotate_right(x)
+        }
+    }
+
+    /// The child of `x` on one side (`left == true` for the left child).
+    fn child(&self, x: u32, left: bool) -> u32 {
+        if left {
+            self.n(x).left
+        } else {
+            self.n(x).right
+        }
+    }
+
+    fn alloc(&mut self, node: Node) -> u32 {
+        match self.vacant.pop() {
+            Some(x) => {
+                self.nodes[x as usize] = node;
+                x
+            }
+            None => {
+                self.nodes.push(node);
+                (self.nodes.len() - 1) as u32
+            }
+        }
+    }
+
+    fn insert_fixup(&mut self, mut z: u32) {
+        while self.is_red(self.n(z).parent) {
+            let p = self.n(z).parent;
+            let g = self.n(p).parent;
+            let p_is_left = self.n(g).left == p;
+            let uncle = self.child(g, !p_is_left);
+            if self.is_red(uncle) {
+                self.m(p).red = false;
+                self.m(uncle).red = false;
+                self.m(g).red = true;
+                z = g;
+            } else {
+                if z == self.child(p, !p_is_left) {
+                    z = p;
+                    self.rotate(z, p_is_left);
+                }
+                let p = self.n(z).parent;
+                let g = self.n(p).parent;
+                self.m(p).red = false;
+                self.m(g).red = true;
+                self.rotate(g, !p_is_left);
+            }
+        }
+        let root = self.root;
+        self.m(root).red = false;
+    }
+
+    fn delete(&mut self, z: u32) {
+        let (prev, next) = (self.n(z).prev, self.n(z).next);
+        if prev == NIL {
+            self.head = next;
+        } else {
+            self.m(prev).next = next;
+        }
+        if next != NIL {
+            self.m(next).prev = prev;
+        }
+
+        let mut removed_red = self.is_red(z);
+        let x;
+        if self.n(z).left == NIL || self.n(z).right == NIL {
+            x = if self.n(z).left == NIL { self.n(z).right } else { self.n(z).left };
+            self.replace_child(z, x);
+            self.m(x).parent = self.n(z).parent;
+        } else {
+            let y = self.minimum(self.n(z).right);
+            removed_red = self.is_red(y);
+            x = self.n(y).right;
+            if self.n(y).parent == z {
+                self.m(x).parent = y;
+            } else {
+                self.replace_child(y, x);
+                self.m(x).parent = self.n(y).parent;
+                let zr = self.n(z).right;
+                self.m(y).right = zr;
+                self.m(zr).parent = y;
+            }
+            self.replace_child(z, y);
+            self.m(y).parent = self.n(z).parent;
+            let zl = self.n(z).left;
+            self.m(y).left = zl;
+            self.m(zl).parent = y;
+            self.m(y).red = self.is_red(z);
+        }
+        // Every subtree that lost a node lies on the path from x's parent to the root.
+        let mut w = self.n(x).parent;
+        while w != NIL {
+            self.resize(w);
+            w = self.n(w).parent;
+        }
+        if !removed_red {
+            self.delete_fixup(x);
+        }
+        self.nodes[z as usize] = Node::default();
+        self.vacant.push(z);
+        self.m(NIL).parent = NIL;
+    }
+
+    fn delete_fixup(&mut self, mut x: u32) {
+        while x != self.root && !self.is_red(x) {
+            let p = self.n(x).parent;
+            let x_is_left = self.n(p).left == x;
+            let mut w = self.child(p, !x_is_left);
+            if self.is_red(w) {
+                self.m(w).red = false;
+                self.m(p).red = true;
+                self.rotate(p, x_is_left);
+                w = self.child(self.n(x).parent, !x_is_left);
+            }
+            if !self.is_red(self.n(w).left) && !self.is_red(self.n(w).right) {
+                self.m(w).red = true;
+                x = self.n(x).parent;
+            } else {
+                if !self.is_red(self.child(w, !x_is_left)) {
+                    let near = self.child(w, x_is_left);
+                    self.m(near).red = false;
+                    self.m(w).red = true;
+                    self.rotate(w, !x_is_left);
+                    w = self.child(self.n(x).parent, !x_is_left);
+                }
+                let p = self.n(x).parent;
+                self.m(w).red = self.is_red(p);
+                self.m(p).red = false;
+                let far = self.child(w, !x_is_left);
+                self.m(far).red = false;
+                self.rotate(p, x_is_left);
+                x = self.root;
+            }
+        }
+        self.m(x).red = false;
+    }
+
+    /// Checks the subtree at `x`: colours, parents, key bounds and sizes; returns its
+    /// black height.
+    fn check_subtree(&self, x: u32, lo: Option<Time>, hi: Option<Time>) -> Result<u32, String> {
+        if x == NIL {
+            return Ok(1);
+        }
+        let node = self.n(x);
+        if lo.is_some_and(|lo| node.key <= lo) || hi.is_some_and(|hi| node.key >= hi) {
+            return Err(format!("key {} breaks the search order", node.key));
+        }
+        for child in [node.left, node.right] {
+            if child != NIL && self.n(child).parent != x {
+                return Err(format!("child of {} does not point back to it", node.key));
+            }
+            if node.red && self.is_red(child) {
+                return Err(format!("red node {} has a red child", node.key));
+            }
+        }
+        let lh = self.check_subtree(node.left, lo, Some(node.key))?;
+        let rh = self.check_subtree(node.right, Some(node.key), hi)?;
+        if lh != rh {
+            return Err(format!("black heights differ under {}: {lh} and {rh}", node.key));
+        }
+        if node.size != self.n(node.left).size + self.n(node.right).size + 1 {
+            return Err(format!("subtree size of {} is wrong", node.key));
+        }
+        Ok(lh + u32::from(!node.red))
+    }
+
+    fn in_order(&self, x: u32, out: &mut Vec<u32>) {
+        if x != NIL {
+            self.in_order(self.n(x).left, out);
+            out.push(x);
+            self.in_order(self.n(x).right, out);
+        }
+    }
+}
+
+impl Store for RbTree {
+    const NAME: &'static str = "rbtree";
+
+    type Iter<'a> = ListWalk<'a>;
+
+    fn with_first(key: Time, free: RangeSet) -> Self {
+        let mut tree = Self { nodes: vec![Node::default()], vacant: Vec::new(), root: NIL, head: NIL };
+        tree.insert(key, free);
+        tree
+    }
+
+    fn len(&self) -> usize {
+        self.n(self.root).size as usize
+    }
+
+    fn iter_from(&self, t: Time, steps: &mut u64) -> ListWalk<'_> {
+        ListWalk { tree: self, at: self.floor(t, steps) }
+    }
+
+    fn rank(&self, t: Time) -> usize {
+        let (mut x, mut rank) = (self.root, 0);
+        while x != NIL {
+            if self.n(x).key <= t {
+                rank += self.n(self.n(x).left).size as usize + 1;
+                x = self.n(x).right;
+            } else {
+                x = self.n(x).left;
+            }
+        }
+        rank
+    }
+
+    fn before(&self, t: Time) -> Option<(Time, &RangeSet)> {
+        let x = self.floor(t.checked_sub(1)?, &mut 0);
+        (x != NIL).then(|| (self.n(x).key, &self.n(x).free))
+    }
+
+    fn get(&self, t: Time) -> Option<&RangeSet> {
+        let x = self.find(t);
+        (x != NIL).then(|| &self.n(x).free)
+    }
+
+    fn insert(&mut self, t: Time, free: RangeSet) {
+        let z = self.alloc(Node { key: t, free, size: 1, red: true, ..Node::default() });
+        let (mut parent, mut x) = (NIL, self.root);
+        let (mut pred, mut succ) = (NIL, NIL);
+        while x != NIL {
+            parent = x;
+            self.m(x).size += 1;
+            if t < self.n(x).key {
+                succ = x;
+                x = self.n(x).left;
+            } else {
+                pred = x;
+                x = self.n(x).right;
+            }
+        }
+        self.m(z).parent = parent;
+        if parent == NIL {
+            self.root = z;
+        } else if t < self.n(parent).key {
+            self.m(parent).left = z;
+        } else {
+            self.m(parent).right = z;
+        }
+        self.m(z).prev = pred;
+        self.m(z).next = succ;
+        if pred == NIL {
+            self.head = z;
+        } else {
+            self.m(pred).next = z;
+        }
+        if succ != NIL {
+            self.m(succ).prev = z;
+        }
+        self.insert_fixup(z);
+    }
+
+    fn remove(&mut self, t: Time) {
+        let z = self.find(t);
+        if z != NIL {
+            self.delete(z);
+        }
+    }
+
+    fn update(&mut self, from: Time, to: Time, f: &mut dyn FnMut(&mut RangeSet)) {
+        let mut x = self.floor(from, &mut 0);
+        while x != NIL && self.n(x).key < to {
+            if self.n(x).key >= from {
+                f(&mut self.m(x).free);
+            }
+            x = self.n(x).next;
+        }
+    }
+
+    fn drop_before(&mut self, t: Time) {
+        let keep = self.floor(t, &mut 0);
+        while self.head != keep {
+            self.delete(self.head);
+        }
+        // The head is the minimum and `t` is below the next key, so order is kept.
+        self.m(keep).key = t;
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let nil = self.n(NIL);
+        if nil.red || nil.size != 0 || nil.left != NIL || nil.right != NIL {
+            return Err("the sentinel was modified".into());
+        }
+        if self.root == NIL || self.n(self.root).parent != NIL || self.is_red(self.root) {
+            return Err("the root is missing, has a parent, or is red".into());
+        }
+        self.check_subtree(self.root, None, None)?;
+        let mut order = Vec::new();
+        self.in_order(self.root, &mut order);
+        if order.len() + self.vacant.len() + 1 != self.nodes.len() {
+            return Err("nodes are leaked: neither in the tree nor vacant".into());
+        }
+        let (mut at, mut prev) = (self.head, NIL);
+        for &x in &order {
+            if at != x {
+                return Err(format!("list order differs from tree order at key {}", self.n(x).key));
+            }
+            if self.n(x).prev != prev {
+                return Err(format!("prev link of key {} is wrong", self.n(x).key));
+            }
+            prev = x;
+            at = self.n(x).next;
+        }
+        if at != NIL {
+            return Err("the list runs past the last tree node".into());
+        }
+        Ok(())
+    }
+}
