@@ -166,6 +166,9 @@ impl Differential {
         if !self.compare_state {
             return None;
         }
+        if let Err(message) = self.oracle.validate() {
+            return Some(Disagreement::Invalid(format!("the oracle itself: {message}")));
+        }
         let now = self.oracle.now();
         let limit = self.scenario.config.limit(now);
         let frames = |index: &dyn AvailabilityIndex| {

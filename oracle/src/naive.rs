@@ -1,6 +1,9 @@
 //! The naive reference index: a list of allocated rectangles (a window and a set of
 //! ids), every answer computed by brute force from the definitions. Short on purpose:
-//! it must be obviously right, not fast.
+//! it must be obviously right. Two exact facts keep it fast enough to verify whole
+//! trace replays: the rectangles are kept sorted by start with an upper bound on their
+//! length, so a window only looks at those that can reach it; and an earliest start is
+//! only ever `ready` or an instant where some rectangle ends.
 
 use structures::{
     check_count, check_set, fill_from_frames, AvailabilityIndex, Config, Cost, Error, RangeSet,
@@ -21,7 +24,10 @@ pub struct Oracle {
     capacity: u32,
     config: Config,
     now: Time,
+    /// Sorted by start.
     busy: Vec<Busy>,
+    /// No rectangle is longer (only ever raised, so it stays a bound).
+    longest: Time,
 }
 
 impl Oracle {
@@ -31,7 +37,7 @@ impl Oracle {
     /// [`Error::BadConfig`] from [`Config::validate`].
     pub fn new(capacity: u32, config: Config) -> Result<Self, Error> {
         config.validate(capacity)?;
-        Ok(Self { capacity, config, now: 0, busy: Vec::new() })
+        Ok(Self { capacity, config, now: 0, busy: Vec::new(), longest: 0 })
     }
 
     /// The allocated rectangles, `free` holding the busy ids (for generators that
@@ -47,21 +53,23 @@ impl Oracle {
         RangeSet::full(self.capacity)
     }
 
+    /// The rectangles overlapping `[s, e)`. One starting at or before `s - longest`
+    /// ends by `s`, so only those starting in `(s - longest, e)` are looked at.
+    fn overlapping(&self, s: Time, e: Time) -> impl Iterator<Item = &Busy> {
+        let from = self.busy.partition_point(|b| b.start.saturating_add(self.longest) <= s);
+        let to = self.busy.partition_point(|b| b.start < e).max(from);
+        self.busy[from..to].iter().filter(move |b| b.end > s)
+    }
+
     /// The ids free at instant `t`.
     fn free_at(&self, t: Time) -> RangeSet {
-        self.busy
-            .iter()
-            .filter(|b| b.start <= t && t < b.end)
-            .fold(self.full(), |free, b| free.subtract(&b.ids))
+        self.free_throughout(t, t + 1)
     }
 
     /// The ids free at every instant of `[s, e)`: no rectangle touching the window
     /// holds them.
     fn free_throughout(&self, s: Time, e: Time) -> RangeSet {
-        self.busy
-            .iter()
-            .filter(|b| b.start < e && s < b.end)
-            .fold(self.full(), |free, b| free.subtract(&b.ids))
+        self.overlapping(s, e).fold(self.full(), |free, b| free.subtract(&b.ids))
     }
 
     /// `s` and every rectangle edge inside `(s, e)`: the instants where freedom can change.
@@ -78,9 +86,16 @@ impl Oracle {
         points
     }
 
+    /// `free_throughout` if it has at least `n` ids; gives up as soon as it cannot.
     fn check_window(&self, s: Time, e: Time, n: u32) -> Option<RangeSet> {
-        let free = self.free_throughout(s, e);
-        (free.count() >= u64::from(n)).then_some(free)
+        let mut free = self.full();
+        for b in self.overlapping(s, e) {
+            free = free.subtract(&b.ids);
+            if free.count() < u64::from(n) {
+                return None;
+            }
+        }
+        Some(free)
     }
 }
 
@@ -107,13 +122,15 @@ impl AvailabilityIndex for Oracle {
         Ok(self.check_window(s, e, n))
     }
 
-    /// Tries `ready`, then every rectangle edge after it, in order.
+    /// Tries `ready`, then every rectangle end after it, in order. No other start can be
+    /// the earliest: moving a start back by one unit (or one slot) drops only the
+    /// rectangles that end there, so without an end there it frees no id.
     fn earliest(&self, ready: Time, duration: Time, n: u32) -> Result<Option<TimeFrame>, Error> {
         self.config.search(self.now, ready, duration)?;
         check_count(n, self.capacity)?;
         let limit = self.config.limit(self.now);
         let mut starts: Vec<Time> =
-            self.busy.iter().flat_map(|b| [b.start, b.end]).filter(|&t| t > ready).collect();
+            self.busy.iter().map(|b| b.end).filter(|&t| t > ready).collect();
         starts.push(ready);
         starts.sort_unstable();
         starts.dedup();
@@ -134,7 +151,9 @@ impl AvailabilityIndex for Oracle {
         if !busy.is_empty() {
             return Err(Error::NotFree { start, end, busy });
         }
-        self.busy.push(Busy { start: s, end: e, ids: set.clone() });
+        let at = self.busy.partition_point(|b| b.start <= s);
+        self.busy.insert(at, Busy { start: s, end: e, ids: set.clone() });
+        self.longest = self.longest.max(e - s);
         Ok(())
     }
 
@@ -162,6 +181,7 @@ impl AvailabilityIndex for Oracle {
             kept.push(Busy { start: mid_start, end: mid_end, ids: b.ids.subtract(set) });
         }
         kept.retain(|b| b.start < b.end && !b.ids.is_empty());
+        kept.sort_by_key(|b| b.start);
         self.busy = kept;
         Ok(())
     }
@@ -243,8 +263,13 @@ impl AvailabilityIndex for Oracle {
     }
 
     fn validate(&self) -> Result<(), String> {
-        match self.busy.iter().find(|b| b.start < self.now || b.start >= b.end || b.ids.is_empty()) {
-            Some(b) => Err(format!("bad rectangle {b:?} (now = {})", self.now)),
+        if let Some(b) = self.busy.iter().find(|b| {
+            b.start < self.now || b.start >= b.end || b.ids.is_empty() || b.end - b.start > self.longest
+        }) {
+            return Err(format!("bad rectangle {b:?} (now = {}, longest = {})", self.now, self.longest));
+        }
+        match self.busy.windows(2).find(|w| w[0].start > w[1].start) {
+            Some(w) => Err(format!("rectangles out of start order: {:?} then {:?}", w[0], w[1])),
             None => Ok(()),
         }
     }

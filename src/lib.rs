@@ -1,0 +1,16 @@
+//! resbench: verify and measure the data structures behind admission control of
+//! advance reservations, on real workload traces.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod ops_stream;
+pub mod replay;
+pub mod swf;
+pub mod workload;
+
+/// The bundled default trace: KTH SP2 (1996-97) from the Parallel Workloads Archive,
+/// header kept (see `data/README.md` for provenance and citation).
+pub const BUNDLED_TRACE: &[u8] = include_bytes!("../data/KTH-SP2-1996-2.1-cln.swf.gz");
+
+/// The bundled trace's name, as reports print it.
+pub const BUNDLED_NAME: &str = "KTH-SP2-1996-2.1-cln.swf.gz (bundled)";

@@ -1,0 +1,149 @@
+//! The profile structures: the seed's worked example, the specific errors (with the
+//! state unchanged), and deep trees under many updates with `validate()` after each.
+
+use structures::{AvailabilityIndex, Config, Cost, Error, Kind, RangeSet, RbTreeProfile, TimeFrame};
+
+fn ids(lo: u32, hi: u32) -> RangeSet {
+    RangeSet::from_range(lo, hi)
+}
+
+/// The seed's example machine: 13 resources. The paper's Figure 2 is not in its text,
+/// so the queue is reconstructed to match what the text says of it: the anchor of a
+/// reservation 220–700 is an earlier entry, and the request for 2 resources is accepted
+/// by intersecting the ranges of the entries before 700.
+fn seed_example(kind: Kind) -> Box<dyn AvailabilityIndex> {
+    let mut index = kind.build(13, Config::default()).unwrap();
+    index.allocate(0, 300, &ids(0, 5)).unwrap();
+    index.allocate(150, 500, &ids(5, 9)).unwrap();
+    index.allocate(400, 800, &ids(11, 13)).unwrap();
+    index.validate().unwrap();
+    index
+}
+
+/// Everything observable about the state: the present and the free space.
+fn snapshot(index: &dyn AvailabilityIndex) -> (u64, Vec<TimeFrame>) {
+    (index.now(), index.free_frames(index.now(), 10_000).unwrap())
+}
+
+#[test]
+fn seed_example_accepts_the_reservation_by_intersecting_along_the_list() {
+    for kind in Kind::ALL {
+        let index = seed_example(kind);
+        // Entries at 0, 150, 300, 400, 500, 800; the anchor for 220 is the one at 150.
+        assert_eq!(index.check(220, 700, 2), Ok(Some(ids(9, 11))), "{kind}");
+        let cost = index.last_cost().unwrap();
+        assert_eq!((cost.visited, cost.worst), (4, 5), "{kind}");
+        assert_eq!(index.check(220, 700, 3), Ok(None), "{kind}");
+        // The walk stops at the entry where fewer than 3 remain (400).
+        assert_eq!(index.last_cost().unwrap().visited, 3, "{kind}");
+    }
+}
+
+#[test]
+fn earliest_never_starts_before_ready_and_stays_within_its_worst_case() {
+    for kind in Kind::ALL {
+        let index = seed_example(kind);
+        let frame = index.earliest(220, 480, 2).unwrap().unwrap();
+        assert_eq!(frame, TimeFrame { start: 220, end: 700, free: ids(9, 11) }, "{kind}");
+        // 10 resources for 100: not before A ends at 300, where B still holds 5..9.
+        let frame = index.earliest(120, 100, 10).unwrap().unwrap();
+        assert_eq!((frame.start, frame.free.count()), (500, 11), "{kind}");
+        let Cost { visited, worst, .. } = index.last_cost().unwrap();
+        assert!(visited <= worst, "{kind}: {visited} > {worst}");
+    }
+}
+
+#[test]
+fn allocating_busy_ids_names_them_and_changes_nothing() {
+    for kind in Kind::ALL {
+        let mut index = seed_example(kind);
+        let before = snapshot(index.as_ref());
+        let err = index.allocate(100, 200, &ids(3, 7)).unwrap_err();
+        // 3 and 4 are A's from 0; 5 and 6 are B's from 150.
+        assert_eq!(err, Error::NotFree { start: 100, end: 200, busy: ids(3, 7) }, "{kind}");
+        assert_eq!(err.to_string(), "resources {3..7} are not free throughout [100, 200)");
+        assert_eq!(snapshot(index.as_ref()), before, "{kind}");
+        index.validate().unwrap();
+    }
+}
+
+#[test]
+fn releasing_free_time_names_the_free_ids_and_changes_nothing() {
+    for kind in Kind::ALL {
+        let mut index = seed_example(kind);
+        let before = snapshot(index.as_ref());
+        // A holds 0..5 until 300 only.
+        let err = index.release(200, 400, &ids(0, 2)).unwrap_err();
+        assert_eq!(err, Error::NotAllocated { start: 200, end: 400, free: ids(0, 2) }, "{kind}");
+        assert_eq!(snapshot(index.as_ref()), before, "{kind}");
+        index.validate().unwrap();
+        // Its tail is allocated: a job that ends early releases it.
+        index.release(250, 300, &ids(0, 5)).unwrap();
+        assert_eq!(index.check(250, 300, 9), Ok(Some(ids(0, 5).union(&ids(9, 13)))));
+        index.validate().unwrap();
+    }
+}
+
+#[test]
+fn released_entries_are_removed_and_shared_entries_kept() {
+    let mut index = RbTreeProfile::new(4, Config::default()).unwrap();
+    index.allocate(10, 20, &ids(0, 1)).unwrap();
+    index.allocate(10, 30, &ids(1, 2)).unwrap();
+    // Both reservations start at 10 and share its entry.
+    assert_eq!(index.entries().map(|(t, _)| t).collect::<Vec<_>>(), [0, 10, 20, 30]);
+    index.release(10, 30, &ids(1, 2)).unwrap();
+    index.release(10, 20, &ids(0, 1)).unwrap();
+    assert_eq!(index.len(), 1);
+    index.validate().unwrap();
+}
+
+#[test]
+fn advance_forgets_the_past_and_refuses_it_afterwards() {
+    for kind in Kind::ALL {
+        let mut index = seed_example(kind);
+        index.advance(350).unwrap();
+        index.validate().unwrap();
+        assert_eq!(index.check(340, 360, 1), Err(Error::BeforePast { time: 340, now: 350 }));
+        assert_eq!(index.advance(349), Err(Error::BeforePast { time: 349, now: 350 }));
+        assert_eq!(index.check(350, 360, 1), Ok(Some(ids(0, 5).union(&ids(9, 13)))));
+    }
+}
+
+#[test]
+fn frames_round_trip_through_load_frames() {
+    for kind in Kind::ALL {
+        let index = seed_example(kind);
+        let frames = index.free_frames(0, 1000).unwrap();
+        let mut rebuilt = kind.build(13, Config::default()).unwrap();
+        rebuilt.load_frames(&frames).unwrap();
+        rebuilt.validate().unwrap();
+        assert_eq!(rebuilt.free_frames(0, 1000).unwrap(), frames, "{kind}");
+        // Beyond the frames nothing is free.
+        assert_eq!(rebuilt.check(1000, 1001, 1), Ok(None), "{kind}");
+    }
+}
+
+/// Deep trees: thousands of entries inserted and removed in scrambled order.
+#[test]
+fn deep_trees_stay_valid_under_many_updates() {
+    for kind in Kind::ALL {
+        let mut index = kind.build(8, Config::default()).unwrap();
+        let starts: Vec<u64> = (0..1500u64).map(|i| (i * 7919) % 1500 * 10).collect();
+        for (i, &s) in starts.iter().enumerate() {
+            index.allocate(s, s + 5, &ids(i as u32 % 8, i as u32 % 8 + 1)).unwrap();
+            if i % 97 == 0 {
+                index.validate().unwrap();
+            }
+        }
+        index.validate().unwrap();
+        for (i, &s) in starts.iter().enumerate().rev() {
+            index.release(s + 2, s + 5, &ids(i as u32 % 8, i as u32 % 8 + 1)).unwrap();
+            index.release(s, s + 2, &ids(i as u32 % 8, i as u32 % 8 + 1)).unwrap();
+            if i % 89 == 0 {
+                index.validate().unwrap();
+            }
+        }
+        index.validate().unwrap();
+        assert_eq!(index.free_frames(0, 20_000).unwrap(), vec![TimeFrame { start: 0, end: 20_000, free: ids(0, 8) }]);
+    }
+}
