@@ -77,7 +77,11 @@ fn run(cli: Cli) -> Result<()> {
                 Some(path) => swf::read_path(path, lenient)?,
                 None => swf::read_bytes(BUNDLED_TRACE, BUNDLED_NAME, lenient)?,
             };
-            let kinds = if structure == "all" { Kind::ALL.to_vec() } else { vec![structure.parse().map_err(anyhow::Error::msg)?] };
+            let kinds = if structure == "all" {
+                Kind::ALL.to_vec()
+            } else {
+                vec![structure.parse().map_err(anyhow::Error::msg)?]
+            };
             replay_command(&trace, &kinds, verify, limit, capacity)
         }
         Command::Ops { structure, capacity, slot, horizon } => {
@@ -88,7 +92,13 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
-fn replay_command(trace: &Trace, kinds: &[Kind], verify: bool, limit: Option<usize>, capacity: Option<u32>) -> Result<()> {
+fn replay_command(
+    trace: &Trace,
+    kinds: &[Kind],
+    verify: bool,
+    limit: Option<usize>,
+    capacity: Option<u32>,
+) -> Result<()> {
     let capacity = capacity
         .or_else(|| declared_capacity(trace))
         .with_context(|| format!("{}: no MaxProcs or MaxNodes in the header; pass --capacity", trace.name))?;
@@ -100,11 +110,16 @@ fn replay_command(trace: &Trace, kinds: &[Kind], verify: bool, limit: Option<usi
     for (reason, count) in &load.skipped {
         println!("jobs not replayed, {}: {count}", reason.describe());
     }
-    println!("requests replayed: {}{}", load.requests.len(), if verify { ", verified against the oracle" } else { "" });
+    println!(
+        "requests replayed: {}{}",
+        load.requests.len(),
+        if verify { ", verified against the oracle" } else { "" }
+    );
     let mut runs: Vec<Run> = Vec::new();
     for &kind in kinds {
         let bar = ProgressBar::new(load.requests.len() as u64).with_style(
-            ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} jobs {per_sec} eta {eta}")?.progress_chars("=> "),
+            ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} jobs {per_sec} eta {eta}")?
+                .progress_chars("=> "),
         );
         bar.set_prefix(kind.name());
         let run = replay(kind, &load, verify, &bar)?;
@@ -114,7 +129,9 @@ fn replay_command(trace: &Trace, kinds: &[Kind], verify: bool, limit: Option<usi
     print!("{}", table(&runs));
     if let Some(first) = runs.first() {
         for other in &runs[1..] {
-            if let Some(i) = (0..first.schedule.len().max(other.schedule.len())).find(|&i| first.schedule.get(i) != other.schedule.get(i)) {
+            if let Some(i) = (0..first.schedule.len().max(other.schedule.len()))
+                .find(|&i| first.schedule.get(i) != other.schedule.get(i))
+            {
                 bail!(
                     "schedules differ: {} placed {:?} where {} placed {:?}",
                     first.structure,
@@ -125,7 +142,11 @@ fn replay_command(trace: &Trace, kinds: &[Kind], verify: bool, limit: Option<usi
             }
         }
         if runs.len() > 1 {
-            println!("schedules: identical across {} structures ({} jobs placed)", runs.len(), first.schedule.len());
+            println!(
+                "schedules: identical across {} structures ({} jobs placed)",
+                runs.len(),
+                first.schedule.len()
+            );
         }
     }
     if verify {

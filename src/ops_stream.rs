@@ -43,7 +43,8 @@ pub fn run(index: &mut dyn AvailabilityIndex, input: impl BufRead, mut output: i
         if line.trim().is_empty() {
             continue;
         }
-        let op: Op = serde_json::from_str(&line).with_context(|| format!("stdin line {}: not an op: {line}", i + 1))?;
+        let op: Op = serde_json::from_str(&line)
+            .with_context(|| format!("stdin line {}: not an op: {line}", i + 1))?;
         let result = apply(index, &op);
         let cost = matches!(op, Op::Check { .. } | Op::Earliest { .. }).then(|| index.last_cost()).flatten();
         serde_json::to_writer(&mut output, &Record { result, cost })?;

@@ -70,7 +70,7 @@ impl Runner {
     fn step(&mut self, id: i64, op: Op) -> Result<Outcome, ReplayError> {
         let outcome = match self {
             Runner::Plain(index) => oracle::apply(index.as_mut(), &op),
-            Runner::Verified(run) => run.step(op.clone()).map_err(|d| ReplayError::Divergence(Box::new(d)))?,
+            Runner::Verified(run) => run.step(op.clone()).map_err(ReplayError::Divergence)?,
         };
         match outcome {
             Outcome::Failed(error) => Err(ReplayError::Refused { id, op, error }),
@@ -92,7 +92,12 @@ impl Runner {
 ///
 /// # Errors
 /// The first divergence, or a refused op.
-pub fn replay(kind: Kind, workload: &Workload, verify: bool, progress: &ProgressBar) -> Result<Run, ReplayError> {
+pub fn replay(
+    kind: Kind,
+    workload: &Workload,
+    verify: bool,
+    progress: &ProgressBar,
+) -> Result<Run, ReplayError> {
     let scenario = Scenario { capacity: workload.capacity, config: Config::default() };
     let bad = |error| ReplayError::Refused { id: -1, op: Op::Advance { now: 0 }, error };
     let mut runner = if verify {
@@ -163,7 +168,8 @@ pub struct Ratios {
 
 /// Summarises costs; nearest-rank percentiles.
 pub fn ratios(costs: &[Cost]) -> Ratios {
-    let mut r: Vec<f64> = costs.iter().filter(|c| c.worst > 0).map(|c| c.visited as f64 / c.worst as f64).collect();
+    let mut r: Vec<f64> =
+        costs.iter().filter(|c| c.worst > 0).map(|c| c.visited as f64 / c.worst as f64).collect();
     r.sort_by(f64::total_cmp);
     let pick = |p: f64| match r.len() {
         0 => f64::NAN,
@@ -179,9 +185,20 @@ pub fn table(runs: &[Run]) -> String {
     let _ = writeln!(
         out,
         "{:<8} {:>7} {:>7} {:>8} {:>8} | {:>27} | {:>27} | {:>9}",
-        "struct", "jobs", "checks", "earliest", "unplaced", "check visited/worst %", "earliest visited/worst %", "wall s"
+        "struct",
+        "jobs",
+        "checks",
+        "earliest",
+        "unplaced",
+        "check visited/worst %",
+        "earliest visited/worst %",
+        "wall s"
     );
-    let _ = writeln!(out, "{:<8} {:>7} {:>7} {:>8} {:>8} | {:>6} {:>6} {:>6} {:>6} | {:>6} {:>6} {:>6} {:>6} |", "", "", "", "", "", "mean", "p50", "p90", "p99", "mean", "p50", "p90", "p99");
+    let _ = writeln!(
+        out,
+        "{:<8} {:>7} {:>7} {:>8} {:>8} | {:>6} {:>6} {:>6} {:>6} | {:>6} {:>6} {:>6} {:>6} |",
+        "", "", "", "", "", "mean", "p50", "p90", "p99", "mean", "p50", "p90", "p99"
+    );
     for run in runs {
         let (c, e) = (ratios(&run.checks), ratios(&run.searches));
         let pct = |x: f64| format!("{:.2}", 100.0 * x);

@@ -147,7 +147,9 @@ fn parse(mut input: impl BufRead, name: &str, lenient: bool) -> Result<Trace, Sw
         } else {
             match std::str::from_utf8(&buf) {
                 Err(_) => Err(malformed("not UTF-8 text".into())),
-                Ok(text) => parse_line(text.trim(), number, &mut trace.header, &mut trace.jobs).map_err(malformed),
+                Ok(text) => {
+                    parse_line(text.trim(), number, &mut trace.header, &mut trace.jobs).map_err(malformed)
+                }
             }
         };
         match result {
@@ -157,7 +159,10 @@ fn parse(mut input: impl BufRead, name: &str, lenient: bool) -> Result<Trace, Sw
         }
         if buf.len() > MAX_LINE {
             // Skip the rest of the overlong line.
-            input.by_ref().skip_until(b'\n').map_err(|source| SwfError::Io { file: name.to_owned(), source })?;
+            input
+                .by_ref()
+                .skip_until(b'\n')
+                .map_err(|source| SwfError::Io { file: name.to_owned(), source })?;
         }
     }
     Ok(trace)
@@ -186,7 +191,8 @@ fn parse_line(text: &str, line: usize, header: &mut Header, jobs: &mut Vec<Job>)
     }
     let mut values = [0i64; 18];
     for (i, raw) in fields.iter().enumerate() {
-        values[i] = number(raw).ok_or_else(|| format!("field {} ({}) is not a number: {raw:?}", i + 1, FIELDS[i]))?;
+        values[i] =
+            number(raw).ok_or_else(|| format!("field {} ({}) is not a number: {raw:?}", i + 1, FIELDS[i]))?;
     }
     jobs.push(Job {
         id: values[0],

@@ -88,7 +88,12 @@ pub fn workload(trace: &Trace, capacity: u32, limit: Option<usize>) -> Workload 
         match skip {
             Some(reason) => *skipped.entry(reason).or_insert(0) += 1,
             // The checks above bound n by the capacity and make both values positive.
-            None => requests.push(Request { id: job.id, submit: job.submit as Time, n: n as u32, duration: duration as Time }),
+            None => requests.push(Request {
+                id: job.id,
+                submit: job.submit as Time,
+                n: n as u32,
+                duration: duration as Time,
+            }),
         }
     }
     // Archive logs are in submit order; sort anyway (stably) so `advance` never goes back.

@@ -123,7 +123,7 @@ impl Differential {
     ///
     /// # Errors
     /// A [`Divergence`] carrying the op sequence so far.
-    pub fn step(&mut self, op: Op) -> Result<Outcome, Divergence> {
+    pub fn step(&mut self, op: Op) -> Result<Outcome, Box<Divergence>> {
         let got = apply(self.structure.as_mut(), &op);
         let expected = apply(&mut self.oracle, &op);
         self.ops.push(op);
@@ -140,14 +140,14 @@ impl Differential {
         .or_else(|| self.state_problem());
         match kind {
             None => Ok(got),
-            Some(kind) => Err(Divergence {
+            Some(kind) => Err(Box::new(Divergence {
                 structure: self.kind,
                 kind,
                 got,
                 expected,
                 scenario: self.scenario,
                 ops: self.ops.clone(),
-            }),
+            })),
         }
     }
 
@@ -190,7 +190,7 @@ impl Differential {
 ///
 /// # Panics
 /// If the scenario's capacity or configuration is invalid (a reproducer never has one).
-pub fn replay(kind: Kind, scenario: Scenario, ops: &[Op]) -> Result<Vec<Outcome>, Divergence> {
+pub fn replay(kind: Kind, scenario: Scenario, ops: &[Op]) -> Result<Vec<Outcome>, Box<Divergence>> {
     let mut run = Differential::new(kind, scenario, true).expect("a valid scenario");
     ops.iter().map(|op| run.step(op.clone())).collect()
 }

@@ -184,7 +184,11 @@ fn invalid(oracle: &Oracle, c: &mut impl Choices) -> Op {
         1 => Op::Check { start: t, end: t + 1, n: [0, capacity + 1][c.below(2) as usize] },
         2 => Op::Earliest { ready: Time::MAX - c.below(3), duration: c.within(1, 9), n: 1 },
         3 => Op::Allocate { start: t, end: t + 1, set: RangeSet::new() },
-        4 => Op::Release { start: limit.saturating_sub(1), end: limit.saturating_add(c.within(1, 4)), set: RangeSet::full(capacity) },
+        4 => Op::Release {
+            start: limit.saturating_sub(1),
+            end: limit.saturating_add(c.within(1, 4)),
+            set: RangeSet::full(capacity),
+        },
         5 if now > 0 => Op::Check { start: now - 1, end: now + 1, n: 1 },
         _ => Op::Earliest { ready: t, duration: 0, n: 1 },
     }

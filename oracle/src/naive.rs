@@ -6,8 +6,8 @@
 //! only ever `ready` or an instant where some rectangle ends.
 
 use structures::{
-    check_count, check_set, fill_from_frames, AvailabilityIndex, Config, Cost, Error, RangeSet,
-    Time, TimeFrame,
+    check_count, check_set, fill_from_frames, AvailabilityIndex, Config, Cost, Error, RangeSet, Time,
+    TimeFrame,
 };
 
 /// One allocated rectangle: `ids` are busy over `[start, end)`.
@@ -43,10 +43,7 @@ impl Oracle {
     /// The allocated rectangles, `free` holding the busy ids (for generators that
     /// release what is allocated).
     pub fn busy(&self) -> Vec<TimeFrame> {
-        self.busy
-            .iter()
-            .map(|b| TimeFrame { start: b.start, end: b.end, free: b.ids.clone() })
-            .collect()
+        self.busy.iter().map(|b| TimeFrame { start: b.start, end: b.end, free: b.ids.clone() }).collect()
     }
 
     fn full(&self) -> RangeSet {
@@ -74,13 +71,8 @@ impl Oracle {
 
     /// `s` and every rectangle edge inside `(s, e)`: the instants where freedom can change.
     fn instants(&self, s: Time, e: Time) -> Vec<Time> {
-        let mut points: Vec<Time> = self
-            .busy
-            .iter()
-            .flat_map(|b| [b.start, b.end])
-            .filter(|&t| s < t && t < e)
-            .chain([s])
-            .collect();
+        let mut points: Vec<Time> =
+            self.busy.iter().flat_map(|b| [b.start, b.end]).filter(|&t| s < t && t < e).chain([s]).collect();
         points.sort_unstable();
         points.dedup();
         points
@@ -129,8 +121,7 @@ impl AvailabilityIndex for Oracle {
         self.config.search(self.now, ready, duration)?;
         check_count(n, self.capacity)?;
         let limit = self.config.limit(self.now);
-        let mut starts: Vec<Time> =
-            self.busy.iter().map(|b| b.end).filter(|&t| t > ready).collect();
+        let mut starts: Vec<Time> = self.busy.iter().map(|b| b.end).filter(|&t| t > ready).collect();
         starts.push(ready);
         starts.sort_unstable();
         starts.dedup();
@@ -161,10 +152,8 @@ impl AvailabilityIndex for Oracle {
     fn release(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
         let (s, e) = self.config.window(self.now, start, end)?;
         check_set(set, self.capacity)?;
-        let free_somewhere = self
-            .instants(s, e)
-            .into_iter()
-            .fold(RangeSet::new(), |acc, t| acc.union(&self.free_at(t)));
+        let free_somewhere =
+            self.instants(s, e).into_iter().fold(RangeSet::new(), |acc, t| acc.union(&self.free_at(t)));
         let free = set.intersect(&free_somewhere);
         if !free.is_empty() {
             return Err(Error::NotAllocated { start, end, free });

@@ -105,9 +105,7 @@ fn outcome<T>(result: Result<T, Error>, wrap: impl FnOnce(T) -> Outcome) -> Outc
 pub fn apply(index: &mut dyn AvailabilityIndex, op: &Op) -> Outcome {
     match op {
         Op::Check { start, end, n } => outcome(index.check(*start, *end, *n), Outcome::Free),
-        Op::Earliest { ready, duration, n } => {
-            outcome(index.earliest(*ready, *duration, *n), Outcome::Start)
-        }
+        Op::Earliest { ready, duration, n } => outcome(index.earliest(*ready, *duration, *n), Outcome::Start),
         Op::Allocate { start, end, set } => outcome(index.allocate(*start, *end, set), |()| Outcome::Done),
         Op::Release { start, end, set } => outcome(index.release(*start, *end, set), |()| Outcome::Done),
         Op::FreeFrames { from, to } => outcome(index.free_frames(*from, *to), Outcome::Frames),

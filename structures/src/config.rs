@@ -93,9 +93,7 @@ impl Config {
     /// [`Error::EmptyWindow`] for a zero duration, [`Error::Overflow`], then as
     /// [`Config::window`].
     pub fn search(&self, now: Time, ready: Time, duration: Time) -> Result<(), Error> {
-        let end = ready
-            .checked_add(duration)
-            .ok_or(Error::Overflow { start: ready, duration })?;
+        let end = ready.checked_add(duration).ok_or(Error::Overflow { start: ready, duration })?;
         self.window(now, ready, end).map(|_| ())
     }
 }

@@ -7,6 +7,7 @@ use crate::{RangeSet, ResourceId, Time};
 /// Why an operation was refused. Every structure and the oracle return the same value
 /// for the same input and state; a refused operation leaves the state unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Error {
     /// A window whose start is not before its end (or a zero duration).
     #[error("empty window [{start}, {end}): the start must be before the end")]

@@ -91,13 +91,7 @@ pub trait AvailabilityIndex {
     ///
     /// # Errors
     /// A window error from [`Config::window`].
-    fn options(
-        &self,
-        from: Time,
-        to: Time,
-        min_duration: Time,
-        min_n: u32,
-    ) -> Result<Vec<TimeFrame>, Error>;
+    fn options(&self, from: Time, to: Time, min_duration: Time, min_n: u32) -> Result<Vec<TimeFrame>, Error>;
 
     /// Replaces the state by one whose free space from `now` to the horizon is exactly
     /// `frames` (the inverse of [`free_frames`](AvailabilityIndex::free_frames)); `now`
@@ -132,10 +126,7 @@ pub trait AvailabilityIndex {
 ///
 /// # Errors
 /// As [`AvailabilityIndex::load_frames`].
-pub fn fill_from_frames(
-    fresh: &mut dyn AvailabilityIndex,
-    frames: &[TimeFrame],
-) -> Result<(), Error> {
+pub fn fill_from_frames(fresh: &mut dyn AvailabilityIndex, frames: &[TimeFrame]) -> Result<(), Error> {
     let now = fresh.now();
     let limit = fresh.config().limit(now);
     if now < limit {

@@ -49,9 +49,8 @@ impl Partitioned {
             }
             let index = kind.build(size, config)?;
             parts.push(Partition { name: name.to_owned(), base, size, index });
-            base = base
-                .checked_add(size)
-                .ok_or_else(|| bad("the partitions hold more than u32 ids".into()))?;
+            base =
+                base.checked_add(size).ok_or_else(|| bad("the partitions hold more than u32 ids".into()))?;
         }
         Ok(Self { parts })
     }
@@ -144,11 +143,8 @@ impl Partitioned {
         }
         for (i, local) in done {
             let index = &mut self.parts[i].index;
-            let undone = if allocate {
-                index.release(start, end, &local)
-            } else {
-                index.allocate(start, end, &local)
-            };
+            let undone =
+                if allocate { index.release(start, end, &local) } else { index.allocate(start, end, &local) };
             undone.expect("undoing an update that just succeeded cannot fail");
         }
         Err(if allocate {

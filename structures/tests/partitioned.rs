@@ -1,7 +1,7 @@
 //! The partitioned profile answers as one index over all ids would, for every kind;
 //! that single index is itself held to the oracle by the differential suite.
 
-use structures::{AvailabilityIndex, Config, Kind, Partitioned, RangeSet};
+use structures::{Config, Kind, Partitioned, RangeSet};
 
 /// A fixed-seed xorshift: the op mix is reproducible without a dependency.
 struct Rng(u64);
@@ -29,11 +29,23 @@ fn partitions_together_behave_as_one_index() {
             let lo = rng.below(10) as u32;
             let set = RangeSet::from_range(lo, lo + 1 + rng.below(4) as u32);
             match rng.below(5) {
-                0 | 1 => assert_eq!(parts.allocate(start, end, &set), whole.allocate(start, end, &set), "{kind} step {step}"),
-                2 => assert_eq!(parts.release(start, end, &set), whole.release(start, end, &set), "{kind} step {step}"),
+                0 | 1 => assert_eq!(
+                    parts.allocate(start, end, &set),
+                    whole.allocate(start, end, &set),
+                    "{kind} step {step}"
+                ),
+                2 => assert_eq!(
+                    parts.release(start, end, &set),
+                    whole.release(start, end, &set),
+                    "{kind} step {step}"
+                ),
                 3 => {
                     let n = 1 + rng.below(9) as u32;
-                    assert_eq!(parts.check(&names, start, end, n), whole.check(start, end, n), "{kind} step {step}");
+                    assert_eq!(
+                        parts.check(&names, start, end, n),
+                        whole.check(start, end, n),
+                        "{kind} step {step}"
+                    );
                     let b = parts.ids("b").unwrap();
                     let in_b = whole.check(start, end, 1).unwrap().unwrap_or_default().intersect(&b);
                     let expected = (in_b.count() >= 2).then_some(in_b);

@@ -93,7 +93,7 @@ fn released_entries_are_removed_and_shared_entries_kept() {
     assert_eq!(index.entries().map(|(t, _)| t).collect::<Vec<_>>(), [0, 10, 20, 30]);
     index.release(10, 30, &ids(1, 2)).unwrap();
     index.release(10, 20, &ids(0, 1)).unwrap();
-    assert_eq!(index.len(), 1);
+    assert_eq!(index.size(), 1);
     index.validate().unwrap();
 }
 
@@ -144,6 +144,9 @@ fn deep_trees_stay_valid_under_many_updates() {
             }
         }
         index.validate().unwrap();
-        assert_eq!(index.free_frames(0, 20_000).unwrap(), vec![TimeFrame { start: 0, end: 20_000, free: ids(0, 8) }]);
+        assert_eq!(
+            index.free_frames(0, 20_000).unwrap(),
+            vec![TimeFrame { start: 0, end: 20_000, free: ids(0, 8) }]
+        );
     }
 }

@@ -7,7 +7,8 @@ use structures::RangeSet;
 
 /// Small ids so that ranges overlap and touch often.
 fn model(ranges: &[(u8, u8)]) -> (RangeSet, BTreeSet<u32>) {
-    let ranges: Vec<(u32, u32)> = ranges.iter().map(|&(a, b)| (u32::from(a % 64), u32::from(b % 64))).collect();
+    let ranges: Vec<(u32, u32)> =
+        ranges.iter().map(|&(a, b)| (u32::from(a % 64), u32::from(b % 64))).collect();
     let set = RangeSet::from_ranges(ranges.iter().copied());
     let ids = ranges.iter().flat_map(|&(lo, hi)| lo..hi).collect();
     (set, ids)

@@ -29,13 +29,14 @@ impl BTreeStore {
 impl Store for BTreeStore {
     const NAME: &'static str = "btree";
 
-    type Iter<'a> = Map<btree_map::Range<'a, Time, RangeSet>, for<'b> fn((&'b Time, &'b RangeSet)) -> View<'b>>;
+    type Iter<'a> =
+        Map<btree_map::Range<'a, Time, RangeSet>, for<'b> fn((&'b Time, &'b RangeSet)) -> View<'b>>;
 
     fn with_first(key: Time, free: RangeSet) -> Self {
         Self { map: BTreeMap::from([(key, free)]) }
     }
 
-    fn len(&self) -> usize {
+    fn count(&self) -> usize {
         self.map.len()
     }
 

@@ -23,8 +23,8 @@ pub use rbtree::RbTree;
 pub use sorted_list::SortedList;
 
 use crate::{
-    check_count, check_set, fill_from_frames, AvailabilityIndex, Config, Cost, Error, RangeSet,
-    Time, TimeFrame,
+    check_count, check_set, fill_from_frames, AvailabilityIndex, Config, Cost, Error, RangeSet, Time,
+    TimeFrame,
 };
 
 /// The red-black tree threaded by a doubly linked list: the seed's structure.
@@ -48,7 +48,7 @@ pub trait Store: Sized {
     fn with_first(key: Time, free: RangeSet) -> Self;
 
     /// The number of entries.
-    fn len(&self) -> usize;
+    fn count(&self) -> usize;
 
     /// The entries from the one holding `t` (the greatest key `<= t`) on, adding the
     /// steps taken to find it to `steps`. Callers guarantee `t >=` the first key.
@@ -111,14 +111,9 @@ impl<S: Store> Profile<S> {
         })
     }
 
-    /// The number of entries (the profile's size).
-    pub fn len(&self) -> usize {
-        self.store.len()
-    }
-
-    /// Whether the profile is a single entry (never truly empty).
-    pub fn is_empty(&self) -> bool {
-        false
+    /// The number of entries (the profile's size); at least 1.
+    pub fn size(&self) -> usize {
+        self.store.count()
     }
 
     /// The entries as `(time, free)` pairs, in time order.
@@ -192,13 +187,7 @@ impl<S: Store> AvailabilityIndex for Profile<S> {
         Ok(self.frames_in(s, e))
     }
 
-    fn options(
-        &self,
-        from: Time,
-        to: Time,
-        min_duration: Time,
-        min_n: u32,
-    ) -> Result<Vec<TimeFrame>, Error> {
+    fn options(&self, from: Time, to: Time, min_duration: Time, min_n: u32) -> Result<Vec<TimeFrame>, Error> {
         self.cost.set(None);
         let (s, e) = self.config.window(self.now, from, to)?;
         Ok(self.options_in(s, e, min_duration, u64::from(min_n)))
@@ -235,11 +224,11 @@ impl<S: Store> AvailabilityIndex for Profile<S> {
             Some(&(t, _)) if t == self.now => {}
             first => return Err(format!("first entry {first:?} is not at now = {}", self.now)),
         }
-        if entries.len() != self.store.len() {
+        if entries.len() != self.store.count() {
             return Err(format!(
                 "walking from now reaches {} entries, the store holds {}",
                 entries.len(),
-                self.store.len()
+                self.store.count()
             ));
         }
         for pair in entries.windows(2) {

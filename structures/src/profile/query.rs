@@ -34,19 +34,17 @@ impl<S: Store> Profile<S> {
 
     /// Entries from the one holding `t` to the end: the seed's `m`.
     fn entries_from(&self, t: Time) -> u64 {
-        (self.store.len() - self.store.rank(t) + 1) as u64
+        (self.store.count() - self.store.rank(t) + 1) as u64
     }
 
     /// The ids free at every instant of `[s, e)`.
     pub(super) fn free_throughout(&self, s: Time, e: Time) -> RangeSet {
-        self.window_entries(s, e)
-            .fold(self.full.clone(), |acc, (_, free)| acc.intersect(free))
+        self.window_entries(s, e).fold(self.full.clone(), |acc, (_, free)| acc.intersect(free))
     }
 
     /// The ids free at some instant of `[s, e)`.
     pub(super) fn free_somewhere(&self, s: Time, e: Time) -> RangeSet {
-        self.window_entries(s, e)
-            .fold(RangeSet::new(), |acc, (_, free)| acc.union(free))
+        self.window_entries(s, e).fold(RangeSet::new(), |acc, (_, free)| acc.union(free))
     }
 
     /// The seed's check: find the anchor, then intersect along the list.
@@ -66,12 +64,7 @@ impl<S: Store> Profile<S> {
     /// Algorithm 1 of the seed, never starting before `ready`: the candidate starts are
     /// `ready` and every entry after it; an entry with fewer than `n` free resources
     /// cannot anchor a window and is skipped.
-    pub(super) fn earliest_start(
-        &self,
-        ready: Time,
-        duration: Time,
-        n: u64,
-    ) -> (Option<TimeFrame>, Cost) {
+    pub(super) fn earliest_start(&self, ready: Time, duration: Time, n: u64) -> (Option<TimeFrame>, Cost) {
         let limit = self.config.limit(self.now);
         let from = self.config.floor(ready);
         let first_rank = self.store.rank(from);
@@ -99,13 +92,12 @@ impl<S: Store> Profile<S> {
                 continue;
             }
             let rest = walk.clone();
-            if let Some(free) = intersect_until(anchor.clone(), rest, window_end, n, &mut cost.visited)
-            {
+            if let Some(free) = intersect_until(anchor.clone(), rest, window_end, n, &mut cost.visited) {
                 break Some(TimeFrame { start, end, free });
             }
         };
         if let Some(rank) = potential_rank {
-            let m = (self.store.len() - rank + 1) as u64;
+            let m = (self.store.count() - rank + 1) as u64;
             cost.worst = m * m;
         }
         (answer, cost)

@@ -333,7 +333,7 @@ impl Store for RbTree {
         tree
     }
 
-    fn len(&self) -> usize {
+    fn count(&self) -> usize {
         self.n(self.root).size as usize
     }
 

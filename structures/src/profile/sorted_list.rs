@@ -41,7 +41,7 @@ impl Store for SortedList {
         Self { entries: vec![(key, free)] }
     }
 
-    fn len(&self) -> usize {
+    fn count(&self) -> usize {
         self.entries.len()
     }
 

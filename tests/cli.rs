@@ -1,0 +1,42 @@
+//! The `resbench` binary as a user runs it.
+
+use std::process::Command;
+
+fn resbench(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_resbench")).args(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn replay_of_the_bundled_trace_prints_the_table() {
+    let (ok, out, err) = resbench(&["replay", "--limit", "400", "--verify"]);
+    assert!(ok, "{err}");
+    for needle in [
+        "KTH-SP2-1996-2.1-cln.swf.gz (bundled)",
+        "rbtree",
+        "list",
+        "btree",
+        "schedules: identical across 3 structures",
+        "divergences: 0",
+    ] {
+        assert!(out.contains(needle), "missing {needle:?} in:\n{out}");
+    }
+}
+
+#[test]
+fn a_malformed_trace_fails_naming_the_line() {
+    let dir = std::env::temp_dir().join(format!("resbench-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bad.swf");
+    std::fs::write(&path, "; MaxProcs: 4\n1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1\n").unwrap();
+    let (ok, _, err) = resbench(&["replay", "--trace", path.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(err.contains("bad.swf:2: expected 18 fields, found 17"), "{err}");
+    let (ok, out, _) = resbench(&["replay", "--trace", path.to_str().unwrap(), "--lenient"]);
+    assert!(ok && out.contains("malformed lines skipped: 1"), "{out}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
