@@ -102,6 +102,9 @@ fn replay_command(
     let capacity = capacity
         .or_else(|| declared_capacity(trace))
         .with_context(|| format!("{}: no MaxProcs or MaxNodes in the header; pass --capacity", trace.name))?;
+    if capacity == 0 {
+        bail!("the capacity must be at least 1");
+    }
     let load = workload(trace, capacity, limit);
     println!("trace: {} ({} jobs read, capacity {capacity})", trace.name, trace.jobs.len());
     if !trace.skipped.is_empty() {

@@ -45,6 +45,9 @@ pub struct Run {
 /// Why a replay stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
+    /// No index can be built for the workload (a zero capacity).
+    #[error("cannot build an index: {0}")]
+    Build(Error),
     /// The structure and the oracle disagreed.
     #[error("{0}")]
     Divergence(Box<Divergence>),
@@ -99,11 +102,10 @@ pub fn replay(
     progress: &ProgressBar,
 ) -> Result<Run, ReplayError> {
     let scenario = Scenario { capacity: workload.capacity, config: Config::default() };
-    let bad = |error| ReplayError::Refused { id: -1, op: Op::Advance { now: 0 }, error };
     let mut runner = if verify {
-        Runner::Verified(Box::new(Differential::new(kind, scenario, false).map_err(bad)?))
+        Runner::Verified(Box::new(Differential::new(kind, scenario, false).map_err(ReplayError::Build)?))
     } else {
-        Runner::Plain(kind.build(scenario.capacity, scenario.config).map_err(bad)?)
+        Runner::Plain(kind.build(scenario.capacity, scenario.config).map_err(ReplayError::Build)?)
     };
     let mut run = Run {
         structure: kind,
@@ -131,13 +133,11 @@ pub fn replay(
 fn schedule(runner: &mut Runner, run: &mut Run, r: &Request) -> Result<Option<Placement>, ReplayError> {
     runner.step(r.id, Op::Advance { now: r.submit })?;
     let end = r.submit + r.duration;
-    let frame = match runner.step(r.id, Op::Check { start: r.submit, end, n: r.n })? {
-        Outcome::Free(Some(free)) => {
-            run.checks.push(runner.cost());
-            TimeFrame { start: r.submit, end, free }
-        }
+    let checked = runner.step(r.id, Op::Check { start: r.submit, end, n: r.n })?;
+    run.checks.push(runner.cost());
+    let frame = match checked {
+        Outcome::Free(Some(free)) => TimeFrame { start: r.submit, end, free },
         _ => {
-            run.checks.push(runner.cost());
             let found = runner.step(r.id, Op::Earliest { ready: r.submit, duration: r.duration, n: r.n })?;
             run.searches.push(runner.cost());
             match found {

@@ -120,6 +120,7 @@ impl Partitioned {
         check_set(set, self.capacity())?;
         let mut done = Vec::new();
         let mut refused = RangeSet::new();
+        let mut other = None;
         for (i, p) in self.parts.iter_mut().enumerate() {
             let local = p.local(set);
             if local.is_empty() {
@@ -135,23 +136,24 @@ impl Partitioned {
                 Err(Error::NotFree { busy: ids, .. } | Error::NotAllocated { free: ids, .. }) => {
                     refused = refused.union(&p.global(&ids));
                 }
-                Err(other) => return Err(other),
+                Err(e) => other = other.or(Some(e)),
             }
         }
-        if refused.is_empty() {
-            return Ok(());
-        }
+        let error = other.or_else(|| {
+            (!refused.is_empty()).then_some(if allocate {
+                Error::NotFree { start, end, busy: refused }
+            } else {
+                Error::NotAllocated { start, end, free: refused }
+            })
+        });
+        let Some(error) = error else { return Ok(()) };
         for (i, local) in done {
             let index = &mut self.parts[i].index;
             let undone =
                 if allocate { index.release(start, end, &local) } else { index.allocate(start, end, &local) };
             undone.expect("undoing an update that just succeeded cannot fail");
         }
-        Err(if allocate {
-            Error::NotFree { start, end, busy: refused }
-        } else {
-            Error::NotAllocated { start, end, free: refused }
-        })
+        Err(error)
     }
 
     /// Forgets everything before `now` in every partition.

@@ -112,42 +112,20 @@ impl RbTree {
         }
     }
 
-    fn rotate_left(&mut self, x: u32) {
-        let y = self.n(x).right;
-        let b = self.n(y).left;
-        self.m(x).right = b;
-        if b != NIL {
-            self.m(b).parent = x;
-        }
-        self.m(y).parent = self.n(x).parent;
-        self.replace_child(x, y);
-        self.m(y).left = x;
-        self.m(x).parent = y;
-        self.m(y).size = self.n(x).size;
-        self.resize(x);
-    }
-
-    fn rotate_right(&mut self, x: u32) {
-        let y = self.n(x).left;
-        let b = self.n(y).right;
-        self.m(x).left = b;
-        if b != NIL {
-            self.m(b).parent = x;
-        }
-        self.m(y).parent = self.n(x).parent;
-        self.replace_child(x, y);
-        self.m(y).right = x;
-        self.m(x).parent = y;
-        self.m(y).size = self.n(x).size;
-        self.resize(x);
-    }
-
+    /// Rotates `x` down to the `left` (a left rotation) or to the right, keeping sizes.
     fn rotate(&mut self, x: u32, left: bool) {
-        if left {
-            self.rotate_left(x)
-        } else {
-            self.rotate_right(x)
+        let y = self.child(x, !left);
+        let b = self.child(y, left);
+        self.set_child(x, !left, b);
+        if b != NIL {
+            self.m(b).parent = x;
         }
+        self.m(y).parent = self.n(x).parent;
+        self.replace_child(x, y);
+        self.set_child(y, left, x);
+        self.m(x).parent = y;
+        self.m(y).size = self.n(x).size;
+        self.resize(x);
     }
 
     /// The child of `x` on one side (`left == true` for the left child).
@@ -156,6 +134,14 @@ impl RbTree {
             self.n(x).left
         } else {
             self.n(x).right
+        }
+    }
+
+    fn set_child(&mut self, x: u32, left: bool, child: u32) {
+        if left {
+            self.m(x).left = child;
+        } else {
+            self.m(x).right = child;
         }
     }
 
