@@ -222,3 +222,23 @@ fn number(raw: &str) -> Option<i64> {
 pub fn read_bytes(bytes: &[u8], name: &str, lenient: bool) -> Result<Trace, SwfError> {
     read(bytes, name, lenient)
 }
+
+/// The body of the `swf_reader` fuzz target: strict and lenient reading of any bytes
+/// must return (a value or an error) and agree with each other.
+///
+/// # Panics
+/// If they disagree: strict reading succeeded but lenient reading skipped a line or
+/// read other jobs, or strict reading failed on a line that lenient reading kept.
+pub fn fuzz(data: &[u8]) {
+    let strict = read_bytes(data, "fuzz", false);
+    let lenient = read_bytes(data, "fuzz", true);
+    match (&strict, &lenient) {
+        (Ok(s), Ok(l)) => assert!(l.skipped.is_empty() && s.jobs == l.jobs, "lenient read differs"),
+        (Err(SwfError::Malformed { line, .. }), Ok(l)) => {
+            assert!(
+                matches!(l.skipped.first(), Some(SwfError::Malformed { line: first, .. }) if first == line)
+            );
+        }
+        _ => {}
+    }
+}

@@ -3,6 +3,7 @@
 //! mostly valid (allocations taken from the oracle's own answers, releases of what is
 //! allocated or of its tail) with a share of deliberately invalid ones.
 
+use serde::{Deserialize, Serialize};
 use structures::{AvailabilityIndex, Config, RangeSet, Time, TimeFrame};
 
 use crate::{Op, Oracle, Scenario};
@@ -89,40 +90,86 @@ fn some_of(set: &RangeSet, c: &mut impl Choices) -> RangeSet {
     set.first(n).unwrap_or_else(|| set.clone())
 }
 
-/// The next op for the state `oracle` is in.
-pub fn op(oracle: &Oracle, c: &mut impl Choices) -> Op {
+/// The weights (out of 100) of the kinds of op the generator draws, by bit: check,
+/// earliest, allocate an answer, allocate any set, release what is busy, release any
+/// set, free frames, options, advance, load frames, invalid.
+const WEIGHTS: [u64; 11] = [14, 12, 20, 6, 14, 4, 6, 6, 10, 4, 4];
+
+/// Swarm testing: each bit switches one kind of op on, so that some runs see rare
+/// mixes (say, only allocations and releases) that uniform weights seldom reach.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Swarm(pub u16);
+
+impl Swarm {
+    /// Every kind of op on.
+    pub const ALL: Swarm = Swarm(u16::MAX);
+
+    /// Half the time every kind, otherwise a random subset (never empty).
+    pub fn draw(c: &mut impl Choices) -> Swarm {
+        if c.percent(50) {
+            Swarm::ALL
+        } else {
+            Swarm(c.below(1 << WEIGHTS.len()) as u16).or_all()
+        }
+    }
+
+    fn or_all(self) -> Swarm {
+        if (0..WEIGHTS.len()).any(|i| self.0 & (1 << i) != 0) {
+            self
+        } else {
+            Swarm::ALL
+        }
+    }
+
+    /// Draws an enabled kind by weight.
+    fn pick(self, c: &mut impl Choices) -> usize {
+        let on = |i: usize| self.or_all().0 & (1 << i) != 0;
+        let total: u64 = (0..WEIGHTS.len()).filter(|&i| on(i)).map(|i| WEIGHTS[i]).sum();
+        let mut x = c.below(total);
+        for (i, &weight) in WEIGHTS.iter().enumerate().filter(|&(i, _)| on(i)) {
+            if x < weight {
+                return i;
+            }
+            x -= weight;
+        }
+        unreachable!("x is below the total weight")
+    }
+}
+
+/// The next op for the state `oracle` is in, of a kind `swarm` allows.
+pub fn op(oracle: &Oracle, swarm: Swarm, c: &mut impl Choices) -> Op {
     let now = oracle.now();
     let capacity = oracle.capacity();
-    match c.below(100) {
-        0..14 => {
+    match swarm.pick(c) {
+        0 => {
             let (start, end) = window(now, c);
             Op::Check { start, end, n: count(capacity, c) }
         }
-        14..26 => {
+        1 => {
             let (ready, duration) = (time(now, c), c.within(1, 16));
             Op::Earliest { ready, duration, n: count(capacity, c) }
         }
-        26..46 => allocate_answer(oracle, c),
-        46..52 => {
+        2 => allocate_answer(oracle, c),
+        3 => {
             let (start, end) = window(now, c);
             Op::Allocate { start, end, set: any_set(capacity, c) }
         }
-        52..66 => release_busy(oracle, c),
-        66..70 => {
+        4 => release_busy(oracle, c),
+        5 => {
             let (start, end) = window(now, c);
             Op::Release { start, end, set: any_set(capacity, c) }
         }
-        70..76 => {
+        6 => {
             let (from, to) = window(now, c);
             Op::FreeFrames { from, to }
         }
-        76..82 => {
+        7 => {
             let (from, to) = window(now, c);
             Op::Options { from, to, min_duration: c.below(4), min_n: c.below(u64::from(capacity) + 1) as u32 }
         }
-        82..92 if now > 0 && c.percent(10) => Op::Advance { now: now - 1 },
-        82..92 => Op::Advance { now: now + c.below(5) },
-        92..96 => load_frames(oracle, c),
+        8 if now > 0 && c.percent(10) => Op::Advance { now: now - 1 },
+        8 => Op::Advance { now: now + c.below(5) },
+        9 => load_frames(oracle, c),
         _ => invalid(oracle, c),
     }
 }

@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod campaign;
 pub mod driver;
 pub mod generate;
 pub mod naive;

@@ -4,7 +4,7 @@
 
 use std::marker::PhantomData;
 
-use oracle::generate::{self, Drawn};
+use oracle::generate::{self, Drawn, Swarm};
 use oracle::{apply, Differential, Op, Oracle, Scenario};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
@@ -15,6 +15,7 @@ use structures::Kind;
 #[derive(Clone, Debug)]
 struct Model {
     scenario: Scenario,
+    swarm: Swarm,
     oracle: Oracle,
 }
 
@@ -23,19 +24,21 @@ impl ReferenceStateMachine for Model {
     type Transition = Op;
 
     fn init_state() -> BoxedStrategy<Model> {
-        prop::collection::vec(any::<u64>(), 4)
+        prop::collection::vec(any::<u64>(), 6)
             .prop_map(|numbers| {
-                let scenario = generate::scenario(&mut Drawn::new(&numbers));
+                let mut choices = Drawn::new(&numbers);
+                let scenario = generate::scenario(&mut choices);
+                let swarm = Swarm::draw(&mut choices);
                 let oracle = Oracle::new(scenario.capacity, scenario.config).expect("valid scenario");
-                Model { scenario, oracle }
+                Model { scenario, swarm, oracle }
             })
             .boxed()
     }
 
     fn transitions(state: &Model) -> BoxedStrategy<Op> {
-        let oracle = state.oracle.clone();
+        let (oracle, swarm) = (state.oracle.clone(), state.swarm);
         prop::collection::vec(any::<u64>(), 12)
-            .prop_map(move |numbers| generate::op(&oracle, &mut Drawn::new(&numbers)))
+            .prop_map(move |numbers| generate::op(&oracle, swarm, &mut Drawn::new(&numbers)))
             .boxed()
     }
 

@@ -1,0 +1,82 @@
+//! Every fuzz seed and every committed regression, replayed by `cargo test` through the
+//! very functions the fuzz targets call (`fuzz/fuzz_targets/`).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use oracle::campaign::{self, Case};
+
+fn fuzz_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz")
+}
+
+/// The fuzz targets, by their source files.
+fn targets() -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(fuzz_dir().join("fuzz_targets"))
+        .unwrap()
+        .map(|e| e.unwrap().path().file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The seed folder a target starts from (the differential targets share one).
+fn seed_dir(target: &str) -> PathBuf {
+    fuzz_dir().join("seeds").join(if target.starts_with("diff_") { "diff" } else { target })
+}
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else { return Vec::new() };
+    let mut files: Vec<PathBuf> =
+        entries.map(|e| e.unwrap().path()).filter(|p| p.extension().is_none_or(|x| x != "md")).collect();
+    files.sort();
+    files
+}
+
+/// Runs one input as the target named `target` would.
+fn run(target: &str, path: &Path) {
+    let bytes = fs::read(path).unwrap();
+    if target == "swf_reader" {
+        resbench::swf::fuzz(&bytes);
+        return;
+    }
+    let case = Case::decode(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(!case.ops.is_empty(), "{}: decodes to no op", path.display());
+    campaign::fuzz(target, &case);
+}
+
+#[test]
+fn every_target_has_seeds_and_they_all_pass() {
+    let targets = targets();
+    assert_eq!(targets, ["diff_all", "diff_btree", "diff_list", "diff_rbtree", "swf_reader"]);
+    for target in &targets {
+        let seeds = files(&seed_dir(target));
+        assert!(!seeds.is_empty(), "{target} has no seed");
+        seeds.iter().for_each(|seed| run(target, seed));
+    }
+}
+
+#[test]
+fn every_committed_regression_passes() {
+    for target in targets() {
+        for input in files(&fuzz_dir().join("regressions").join(&target)) {
+            run(&target, &input);
+        }
+    }
+}
+
+#[test]
+fn the_worked_example_seed_decodes_as_written() {
+    let case = Case::decode(&fs::read(seed_dir("diff_all").join("worked-example.json")).unwrap()).unwrap();
+    assert_eq!((case.scenario.capacity, case.ops.len()), (13, 16));
+}
+
+#[test]
+fn oversized_and_malformed_inputs_are_rejected_not_run() {
+    assert!(Case::decode(&vec![7; campaign::MAX_INPUT + 1]).is_err());
+    assert!(Case::decode(b"{\"scenario\":").is_err());
+    let too_wide = br#"{"scenario":{"capacity":65,"config":{"slot":1,"horizon":null}},"swarm":1,"ops":[]}"#;
+    assert!(Case::decode(too_wide).is_err());
+    let bad_config = br#"{"scenario":{"capacity":4,"config":{"slot":0,"horizon":null}},"swarm":1,"ops":[]}"#;
+    assert!(Case::decode(bad_config).is_err());
+}
