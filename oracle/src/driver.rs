@@ -46,8 +46,8 @@ pub enum Disagreement {
 /// A divergence with everything needed to reproduce it.
 #[derive(Debug, Clone)]
 pub struct Divergence {
-    /// The structure that diverged.
-    pub structure: Kind,
+    /// The name of the structure that diverged.
+    pub structure: &'static str,
     /// What went wrong.
     pub kind: Disagreement,
     /// The structure's outcome for the last op.
@@ -66,12 +66,19 @@ impl fmt::Display for Divergence {
         writeln!(f, "  op:       {:?}", self.ops.last())?;
         writeln!(f, "  got:      {:?}", self.got)?;
         writeln!(f, "  expected: {:?}", self.expected)?;
-        writeln!(f, "reproduce in a test with:")?;
-        writeln!(
-            f,
-            "  oracle::replay(Kind::{:?}, {:?}, &{:?}).unwrap();",
-            self.structure, self.scenario, self.ops
-        )?;
+        match self.structure.parse::<Kind>() {
+            Ok(kind) => {
+                writeln!(f, "reproduce in a test with:")?;
+                writeln!(f, "  use oracle::{{Op::*, Scenario}};")?;
+                writeln!(f, "  use structures::{{Config, Kind, RangeSet, TimeFrame}};")?;
+                writeln!(
+                    f,
+                    "  oracle::replay(Kind::{kind:?}, {:?}, &{:?}).unwrap();",
+                    self.scenario, self.ops
+                )?;
+            }
+            Err(_) => writeln!(f, "scenario: {:?}", self.scenario)?,
+        }
         writeln!(f, "or as JSON lines for `resbench ops --structure {}`:", self.structure)?;
         for op in &self.ops {
             writeln!(f, "  {}", serde_json::to_string(op).map_err(|_| fmt::Error)?)?;
@@ -84,7 +91,6 @@ impl std::error::Error for Divergence {}
 
 /// A structure and the oracle driven in lock step.
 pub struct Differential {
-    kind: Kind,
     scenario: Scenario,
     structure: Box<dyn AvailabilityIndex>,
     oracle: Oracle,
@@ -99,10 +105,19 @@ impl Differential {
     /// # Errors
     /// [`Error::BadConfig`] for a scenario no index can be built with.
     pub fn new(kind: Kind, scenario: Scenario, compare_state: bool) -> Result<Self, Error> {
+        Self::with_structure(kind.build(scenario.capacity, scenario.config)?, compare_state)
+    }
+
+    /// Any implementation of the trait (a structure of your own, say), fresh, beside an
+    /// oracle of the same capacity and configuration.
+    ///
+    /// # Errors
+    /// [`Error::BadConfig`] if the oracle cannot be built with the structure's settings.
+    pub fn with_structure(structure: Box<dyn AvailabilityIndex>, compare_state: bool) -> Result<Self, Error> {
+        let scenario = Scenario { capacity: structure.capacity(), config: structure.config() };
         Ok(Self {
-            kind,
             scenario,
-            structure: kind.build(scenario.capacity, scenario.config)?,
+            structure,
             oracle: Oracle::new(scenario.capacity, scenario.config)?,
             ops: Vec::new(),
             compare_state,
@@ -141,7 +156,7 @@ impl Differential {
         match kind {
             None => Ok(got),
             Some(kind) => Err(Box::new(Divergence {
-                structure: self.kind,
+                structure: self.structure.name(),
                 kind,
                 got,
                 expected,
