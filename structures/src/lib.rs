@@ -14,6 +14,7 @@ pub mod partitioned;
 pub mod profile;
 pub mod range_set;
 pub mod registry;
+mod sweep;
 
 pub use config::{check_count, check_set, Config};
 pub use error::Error;

@@ -23,7 +23,7 @@ pub use rbtree::RbTree;
 pub use sorted_list::SortedList;
 
 use crate::{
-    check_count, check_set, fill_from_frames, AvailabilityIndex, Config, Cost, Error, RangeSet, Time,
+    check_count, check_set, fill_from_frames, sweep, AvailabilityIndex, Config, Cost, Error, RangeSet, Time,
     TimeFrame,
 };
 
@@ -184,13 +184,13 @@ impl<S: Store> AvailabilityIndex for Profile<S> {
     fn free_frames(&self, from: Time, to: Time) -> Result<Vec<TimeFrame>, Error> {
         self.cost.set(None);
         let (s, e) = self.config.window(self.now, from, to)?;
-        Ok(self.frames_in(s, e))
+        Ok(sweep::free_frames(self.store.iter_from(s, &mut 0), s, e))
     }
 
     fn options(&self, from: Time, to: Time, min_duration: Time, min_n: u32) -> Result<Vec<TimeFrame>, Error> {
         self.cost.set(None);
         let (s, e) = self.config.window(self.now, from, to)?;
-        Ok(self.options_in(s, e, min_duration, u64::from(min_n)))
+        Ok(sweep::options(self.store.iter_from(s, &mut 0), s, e, min_duration, u64::from(min_n)))
     }
 
     fn load_frames(&mut self, frames: &[TimeFrame]) -> Result<(), Error> {

@@ -2,29 +2,8 @@
 //! earliest-start search, free frames and scheduling options.
 
 use super::{Profile, Store};
+use crate::sweep::intersect_until;
 use crate::{Cost, RangeSet, Time, TimeFrame};
-
-/// Intersects `acc` with the entries of `rest` that start before `end`, counting each in
-/// `visited`; stops with `None` as soon as fewer than `n` resources remain.
-fn intersect_until<'a>(
-    mut acc: RangeSet,
-    rest: impl Iterator<Item = (Time, &'a RangeSet)>,
-    end: Time,
-    n: u64,
-    visited: &mut u64,
-) -> Option<RangeSet> {
-    for (_, free) in rest.take_while(|&(t, _)| t < end) {
-        *visited += 1;
-        if free.count() < n {
-            return None;
-        }
-        acc = acc.intersect(free);
-        if acc.count() < n {
-            return None;
-        }
-    }
-    Some(acc)
-}
 
 impl<S: Store> Profile<S> {
     /// The entries from the one holding `s` to the last one starting before `e`.
@@ -101,57 +80,5 @@ impl<S: Store> Profile<S> {
             cost.worst = m * m;
         }
         (answer, cost)
-    }
-
-    /// Sweeps the window keeping, per start time, the ids whose free run began then.
-    pub(super) fn frames_in(&self, s: Time, e: Time) -> Vec<TimeFrame> {
-        let mut open: Vec<(Time, RangeSet)> = Vec::new();
-        let mut frames = Vec::new();
-        for (key, free) in self.window_entries(s, e) {
-            let t = key.max(s);
-            let mut running = RangeSet::new();
-            open.retain_mut(|(start, ids)| {
-                let ended = ids.subtract(free);
-                if !ended.is_empty() {
-                    frames.push(TimeFrame { start: *start, end: t, free: ended });
-                    *ids = ids.intersect(free);
-                }
-                running = running.union(ids);
-                !ids.is_empty()
-            });
-            let started = free.subtract(&running);
-            if !started.is_empty() {
-                open.push((t, started));
-            }
-        }
-        frames.extend(open.into_iter().map(|(start, free)| TimeFrame { start, end: e, free }));
-        frames.sort_by_key(|f| (f.start, f.end, f.free.ranges().first().copied()));
-        frames
-    }
-
-    /// The maximal free rectangles: from each entry, intersect forward; a rectangle is
-    /// kept where its set would shrink on either side (or meets the clip edge).
-    pub(super) fn options_in(&self, s: Time, e: Time, min_duration: Time, min_n: u64) -> Vec<TimeFrame> {
-        let entries: Vec<(Time, &RangeSet)> =
-            self.window_entries(s, e).map(|(t, free)| (t.max(s), free)).collect();
-        let mut options = Vec::new();
-        for (i, &(start, first)) in entries.iter().enumerate() {
-            let mut acc = first.clone();
-            for j in i..entries.len() {
-                if j > i {
-                    acc = acc.intersect(entries[j].1);
-                }
-                if acc.is_empty() {
-                    break;
-                }
-                let end = entries.get(j + 1).map_or(e, |&(t, _)| t);
-                let right_max = entries.get(j + 1).is_none_or(|(_, next)| !acc.is_subset(next));
-                let left_max = i == 0 || !acc.is_subset(entries[i - 1].1);
-                if right_max && left_max && end - start >= min_duration && acc.count() >= min_n {
-                    options.push(TimeFrame { start, end, free: acc.clone() });
-                }
-            }
-        }
-        options
     }
 }

@@ -1,0 +1,99 @@
+//! Walks over the free space of a window, shared by every structure: the space is given
+//! as steps, `(t, free)` meaning `free` holds from `t` until the next step's time.
+//! Neighbouring steps may hold equal sets (a slotted array has one step per slot), and
+//! the first step may start before the window.
+
+use crate::{RangeSet, Time, TimeFrame};
+
+/// Intersects `acc` with the steps of `rest` that start before `end`, counting each in
+/// `visited`; stops with `None` as soon as fewer than `n` resources remain.
+pub(crate) fn intersect_until<'a>(
+    mut acc: RangeSet,
+    rest: impl Iterator<Item = (Time, &'a RangeSet)>,
+    end: Time,
+    n: u64,
+    visited: &mut u64,
+) -> Option<RangeSet> {
+    for (_, free) in rest.take_while(|&(t, _)| t < end) {
+        *visited += 1;
+        if free.count() < n {
+            return None;
+        }
+        acc = acc.intersect(free);
+        if acc.count() < n {
+            return None;
+        }
+    }
+    Some(acc)
+}
+
+/// The steps inside `[s, e)`, the first clipped to start at `s`.
+fn clipped<'a>(
+    steps: impl Iterator<Item = (Time, &'a RangeSet)>,
+    s: Time,
+    e: Time,
+) -> impl Iterator<Item = (Time, &'a RangeSet)> {
+    steps.take_while(move |&(t, _)| t < e).map(move |(t, free)| (t.max(s), free))
+}
+
+/// Free frames: keeps, per start time, the ids whose free run began then, and closes a
+/// frame for the ids that stop being free.
+pub(crate) fn free_frames<'a>(
+    steps: impl Iterator<Item = (Time, &'a RangeSet)>,
+    s: Time,
+    e: Time,
+) -> Vec<TimeFrame> {
+    let mut open: Vec<(Time, RangeSet)> = Vec::new();
+    let mut frames = Vec::new();
+    for (t, free) in clipped(steps, s, e) {
+        let mut running = RangeSet::new();
+        open.retain_mut(|(start, ids)| {
+            let ended = ids.subtract(free);
+            if !ended.is_empty() {
+                frames.push(TimeFrame { start: *start, end: t, free: ended });
+                *ids = ids.intersect(free);
+            }
+            running = running.union(ids);
+            !ids.is_empty()
+        });
+        let started = free.subtract(&running);
+        if !started.is_empty() {
+            open.push((t, started));
+        }
+    }
+    frames.extend(open.into_iter().map(|(start, free)| TimeFrame { start, end: e, free }));
+    frames.sort_by_key(|f| (f.start, f.end, f.free.ranges().first().copied()));
+    frames
+}
+
+/// The maximal free rectangles: from each step, intersect forward; a rectangle is kept
+/// where its set would shrink on either side (or meets the clip edge). Steps equal to
+/// their neighbours never start or end one.
+pub(crate) fn options<'a>(
+    steps: impl Iterator<Item = (Time, &'a RangeSet)>,
+    s: Time,
+    e: Time,
+    min_duration: Time,
+    min_n: u64,
+) -> Vec<TimeFrame> {
+    let steps: Vec<(Time, &RangeSet)> = clipped(steps, s, e).collect();
+    let mut options = Vec::new();
+    for (i, &(start, first)) in steps.iter().enumerate() {
+        let mut acc = first.clone();
+        for j in i..steps.len() {
+            if j > i {
+                acc = acc.intersect(steps[j].1);
+            }
+            if acc.is_empty() {
+                break;
+            }
+            let end = steps.get(j + 1).map_or(e, |&(t, _)| t);
+            let right_max = steps.get(j + 1).is_none_or(|(_, next)| !acc.is_subset(next));
+            let left_max = i == 0 || !acc.is_subset(steps[i - 1].1);
+            if right_max && left_max && end - start >= min_duration && acc.count() >= min_n {
+                options.push(TimeFrame { start, end, free: acc.clone() });
+            }
+        }
+    }
+    options
+}
