@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use resbench::replay::{replay, table, Run};
+use resbench::replay::{horizon_for, replay, table, Run};
 use resbench::swf::{self, Trace};
 use resbench::workload::{declared_capacity, workload};
 use resbench::{ops_stream, BUNDLED_NAME, BUNDLED_TRACE};
@@ -42,6 +42,13 @@ enum Command {
         /// Skip malformed trace lines (and count them) instead of stopping at the first.
         #[arg(long)]
         lenient: bool,
+        /// Slot width, seconds: windows are rounded to slot boundaries (for every structure).
+        #[arg(long, default_value_t = 1)]
+        slot: u64,
+        /// Horizon past the present, seconds (a multiple of the slot); computed from the
+        /// trace when a slotted structure runs and none is given.
+        #[arg(long)]
+        horizon: Option<u64>,
     },
     /// Apply a JSON-lines op stream from stdin; write one JSON outcome per line.
     Ops {
@@ -72,7 +79,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Replay { trace, structure, verify, limit, capacity, lenient } => {
+        Command::Replay { trace, structure, verify, limit, capacity, lenient, slot, horizon } => {
             let trace = match &trace {
                 Some(path) => swf::read_path(path, lenient)?,
                 None => swf::read_bytes(BUNDLED_TRACE, BUNDLED_NAME, lenient)?,
@@ -82,7 +89,7 @@ fn run(cli: Cli) -> Result<()> {
             } else {
                 vec![structure.parse().map_err(anyhow::Error::msg)?]
             };
-            replay_command(&trace, &kinds, verify, limit, capacity)
+            replay_command(&trace, &kinds, verify, limit, capacity, Config { slot, horizon })
         }
         Command::Ops { structure, capacity, slot, horizon } => {
             let mut index = ops_stream::build(&structure, capacity, Config { slot, horizon })?;
@@ -98,6 +105,7 @@ fn replay_command(
     verify: bool,
     limit: Option<usize>,
     capacity: Option<u32>,
+    mut config: Config,
 ) -> Result<()> {
     let capacity = capacity
         .or_else(|| declared_capacity(trace))
@@ -105,6 +113,7 @@ fn replay_command(
     if capacity == 0 {
         bail!("the capacity must be at least 1");
     }
+    config.validate(capacity).map_err(|e| anyhow::anyhow!("--slot/--horizon: {e}"))?;
     let load = workload(trace, capacity, limit);
     println!("trace: {} ({} jobs read, capacity {capacity})", trace.name, trace.jobs.len());
     if !trace.skipped.is_empty() {
@@ -118,14 +127,29 @@ fn replay_command(
         load.requests.len(),
         if verify { ", verified against the oracle" } else { "" }
     );
+    if config.horizon.is_none() && kinds.iter().any(|k| k.needs_horizon()) {
+        config.horizon = Some(horizon_for(&load, config.slot)?);
+    }
+    match config.horizon {
+        Some(h) => {
+            println!("slot {}, horizon {h} ({} slots), for every structure", config.slot, h / config.slot)
+        }
+        None if config.slot > 1 => println!("slot {}, no horizon, for every structure", config.slot),
+        None => {}
+    }
     let mut runs: Vec<Run> = Vec::new();
     for &kind in kinds {
+        // With `all`, a structure that cannot take this configuration is skipped, saying why.
+        if let (true, Err(e)) = (kinds.len() > 1, kind.build(capacity, kind.config_for(config))) {
+            println!("skipped {kind}: {e} (choose a wider --slot)");
+            continue;
+        }
         let bar = ProgressBar::new(load.requests.len() as u64).with_style(
             ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} jobs {per_sec} eta {eta}")?
                 .progress_chars("=> "),
         );
         bar.set_prefix(kind.name());
-        let run = replay(kind, &load, verify, &bar)?;
+        let run = replay(kind, &load, config, verify, &bar)?;
         bar.finish_and_clear();
         runs.push(run);
     }

@@ -19,6 +19,8 @@ pub struct Placement {
     pub id: i64,
     /// Its start (its submit time when it started at once).
     pub start: Time,
+    /// Its end: start plus requested time.
+    pub end: Time,
     /// The ids it holds.
     pub set: RangeSet,
 }
@@ -90,18 +92,19 @@ impl Runner {
     }
 }
 
-/// Replays `workload` on a fresh structure of `kind`, with the oracle beside it if
-/// `verify`; `progress` advances once per job.
+/// Replays `workload` on a fresh structure of `kind` with `config`, with the oracle
+/// beside it if `verify`; `progress` advances once per job.
 ///
 /// # Errors
 /// The first divergence, or a refused op.
 pub fn replay(
     kind: Kind,
     workload: &Workload,
+    config: Config,
     verify: bool,
     progress: &ProgressBar,
 ) -> Result<Run, ReplayError> {
-    let scenario = Scenario { capacity: workload.capacity, config: Config::default() };
+    let scenario = Scenario { capacity: workload.capacity, config: kind.config_for(config) };
     let mut runner = if verify {
         Runner::Verified(Box::new(Differential::new(kind, scenario, false).map_err(ReplayError::Build)?))
     } else {
@@ -148,7 +151,26 @@ fn schedule(runner: &mut Runner, run: &mut Run, r: &Request) -> Result<Option<Pl
     };
     let set = frame.free.first(u64::from(r.n)).unwrap_or(frame.free);
     runner.step(r.id, Op::Allocate { start: frame.start, end: frame.end, set: set.clone() })?;
-    Ok(Some(Placement { id: r.id, start: frame.start, set }))
+    Ok(Some(Placement { id: r.id, start: frame.start, end: frame.end, set }))
+}
+
+/// The horizon a structure with one needs to schedule `workload` exactly as an unbounded
+/// one does: the furthest any job's placement reaches past the slot it was submitted in,
+/// found by replaying on the red-black tree with slot width `slot`.
+///
+/// # Errors
+/// As [`replay`].
+pub fn horizon_for(workload: &Workload, slot: Time) -> Result<Time, ReplayError> {
+    let config = Config { slot, horizon: None };
+    let run = replay(Kind::RbTree, workload, config, false, &ProgressBar::hidden())?;
+    let reach = run
+        .schedule
+        .iter()
+        .zip(&workload.requests)
+        .map(|(p, r)| config.ceil(p.end).unwrap_or(Time::MAX) - config.floor(r.submit))
+        .max()
+        .unwrap_or(slot);
+    Ok(config.ceil(reach).unwrap_or(config.floor(Time::MAX)).max(slot))
 }
 
 /// Mean and percentiles of `visited / worst` (calls with no worst case left out).

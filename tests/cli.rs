@@ -13,18 +13,30 @@ fn resbench(args: &[&str]) -> (bool, String, String) {
 
 #[test]
 fn replay_of_the_bundled_trace_prints_the_table() {
-    let (ok, out, err) = resbench(&["replay", "--limit", "400", "--verify"]);
+    let (ok, out, err) = resbench(&["replay", "--limit", "400", "--verify", "--slot", "60"]);
     assert!(ok, "{err}");
     for needle in [
         "KTH-SP2-1996-2.1-cln.swf.gz (bundled)",
+        "slot 60, horizon",
         "rbtree",
         "list",
         "btree",
-        "schedules: identical across 3 structures",
+        "slotted",
+        "schedules: identical across 4 structures",
         "divergences: 0",
     ] {
         assert!(out.contains(needle), "missing {needle:?} in:\n{out}");
     }
+}
+
+#[test]
+fn a_structure_that_cannot_take_the_configuration_is_skipped_saying_why() {
+    let (ok, out, err) = resbench(&["replay", "--limit", "50", "--horizon", "2000000"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("skipped slotted: invalid configuration: 2000000 slots are more than"), "{out}");
+    assert!(out.contains("schedules: identical across 3 structures"), "{out}");
+    let (ok, _, err) = resbench(&["replay", "--limit", "50", "--horizon", "2000000", "--structure", "slotted"]);
+    assert!(!ok && err.contains("2000000 slots are more than"), "{err}");
 }
 
 #[test]

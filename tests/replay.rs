@@ -2,11 +2,11 @@
 //! trace on every structure with identical schedules.
 
 use indicatif::ProgressBar;
-use resbench::replay::{ratios, replay};
+use resbench::replay::{horizon_for, ratios, replay};
 use resbench::swf;
 use resbench::workload::{workload, Request, Workload};
 use resbench::{BUNDLED_NAME, BUNDLED_TRACE};
-use structures::{Cost, Kind, RangeSet};
+use structures::{Config, Cost, Kind, RangeSet};
 
 #[test]
 fn a_hand_worked_schedule() {
@@ -22,14 +22,14 @@ fn a_hand_worked_schedule() {
         skipped: Default::default(),
     };
     for kind in Kind::ALL {
-        let run = replay(kind, &load, true, &ProgressBar::hidden()).unwrap();
-        let placed: Vec<_> = run.schedule.iter().map(|p| (p.id, p.start, p.set.clone())).collect();
+        let run = replay(kind, &load, Config::default(), true, &ProgressBar::hidden()).unwrap();
+        let placed: Vec<_> = run.schedule.iter().map(|p| (p.id, p.start, p.end, p.set.clone())).collect();
         assert_eq!(
             placed,
             [
-                (1, 0, RangeSet::from_range(0, 4)),
-                (2, 10, RangeSet::from_range(0, 2)),
-                (3, 15, RangeSet::from_range(0, 3))
+                (1, 0, 10, RangeSet::from_range(0, 4)),
+                (2, 10, 15, RangeSet::from_range(0, 2)),
+                (3, 15, 18, RangeSet::from_range(0, 3))
             ],
             "{kind}"
         );
@@ -37,14 +37,36 @@ fn a_hand_worked_schedule() {
     }
 }
 
-#[test]
-fn a_verified_prefix_of_the_bundled_trace_schedules_identically_everywhere() {
+/// Every structure, verified against the oracle, on a prefix of the bundled trace with
+/// slot width `slot` and the horizon the trace needs: identical schedules, none unplaced.
+fn verified_prefix(slot: u64) {
     let trace = swf::read_bytes(BUNDLED_TRACE, BUNDLED_NAME, false).unwrap();
     let load = workload(&trace, 100, Some(1500));
+    let config = Config { slot, horizon: Some(horizon_for(&load, slot).unwrap()) };
     let runs: Vec<_> =
-        Kind::ALL.iter().map(|&k| replay(k, &load, true, &ProgressBar::hidden()).unwrap()).collect();
+        Kind::ALL.iter().map(|&k| replay(k, &load, config, true, &ProgressBar::hidden()).unwrap()).collect();
     assert!(runs.iter().all(|r| r.schedule == runs[0].schedule && r.unplaced == 0));
     assert_eq!(runs[0].schedule.len(), load.requests.len());
+}
+
+#[test]
+fn a_verified_prefix_of_the_bundled_trace_schedules_identically_with_minute_slots() {
+    verified_prefix(60);
+}
+
+#[test]
+fn and_with_hour_slots() {
+    verified_prefix(3600);
+}
+
+#[test]
+fn continuous_structures_need_no_horizon() {
+    let trace = swf::read_bytes(BUNDLED_TRACE, BUNDLED_NAME, false).unwrap();
+    let load = workload(&trace, 100, Some(1500));
+    let kinds = Kind::ALL.iter().filter(|k| !k.needs_horizon());
+    let runs: Vec<_> =
+        kinds.map(|&k| replay(k, &load, Config::default(), true, &ProgressBar::hidden()).unwrap()).collect();
+    assert!(runs.len() >= 3 && runs.iter().all(|r| r.schedule == runs[0].schedule && r.unplaced == 0));
 }
 
 #[test]

@@ -9,6 +9,6 @@ pub mod generate;
 pub mod naive;
 pub mod op;
 
-pub use driver::{replay, Differential, Disagreement, Divergence, Scenario};
+pub use driver::{replay, Differential, Disagreement, Divergence, Scenario, VALIDATE_EVERY};
 pub use naive::Oracle;
 pub use op::{apply, Op, Outcome};

@@ -83,7 +83,12 @@ macro_rules! structures {
     };
 }
 
-structures! { RbTreeS => Kind::RbTree, SortedListS => Kind::SortedList, BTreeS => Kind::BTree }
+structures! {
+    RbTreeS => Kind::RbTree,
+    SortedListS => Kind::SortedList,
+    BTreeS => Kind::BTree,
+    SlottedArrayS => Kind::SlottedArray,
+}
 
 /// Cases per structure; `PROPTEST_CASES` overrides it for longer runs.
 fn config() -> Config {
@@ -102,4 +107,7 @@ prop_state_machine! {
 
     #[test]
     fn btree_matches_oracle(sequential 1..40 => Suite<BTreeS>);
+
+    #[test]
+    fn slotted_array_matches_oracle(sequential 1..40 => Suite<SlottedArrayS>);
 }

@@ -83,9 +83,9 @@ impl AvailabilityIndex for Faulty {
     }
 }
 
-fn driver(fault: Fault, compare_state: bool) -> Differential {
+fn driver(fault: Fault, thorough: bool) -> Differential {
     let inner = RbTreeProfile::new(4, Config::default()).unwrap();
-    Differential::with_structure(Box::new(Faulty { inner, fault }), compare_state).unwrap()
+    Differential::with_structure(Box::new(Faulty { inner, fault }), thorough).unwrap()
 }
 
 fn allocate() -> Op {
@@ -97,8 +97,8 @@ fn check(n: u32) -> Op {
 }
 
 /// The disagreement the driver reports for `ops` applied in order.
-fn verdict(fault: Fault, compare_state: bool, ops: &[Op]) -> Option<Disagreement> {
-    let mut run = driver(fault, compare_state);
+fn verdict(fault: Fault, thorough: bool, ops: &[Op]) -> Option<Disagreement> {
+    let mut run = driver(fault, thorough);
     ops.iter().find_map(|op| run.step(op.clone()).err()).map(|d| d.kind)
 }
 
@@ -124,13 +124,20 @@ fn each_fault_is_caught_and_classified() {
         Some(Disagreement::CostOutOfBounds(_))
     ));
     assert_eq!(
-        verdict(Fault::Invalid, false, &[check(1)]),
+        verdict(Fault::Invalid, true, &[check(1)]),
         Some(Disagreement::Invalid("broken on purpose".into()))
     );
 }
 
 #[test]
-fn a_silent_state_change_is_caught_at_once_only_when_comparing_state() {
+fn without_thorough_checks_validation_is_sampled() {
+    let ops: Vec<Op> = (0..oracle::VALIDATE_EVERY).map(|_| check(1)).collect();
+    assert_eq!(verdict(Fault::Invalid, false, &ops[..ops.len() - 1]), None);
+    assert_eq!(verdict(Fault::Invalid, false, &ops), Some(Disagreement::Invalid("broken on purpose".into())));
+}
+
+#[test]
+fn a_silent_state_change_is_caught_at_once_only_when_thorough() {
     assert!(matches!(
         verdict(Fault::SilentAllocate, true, &[allocate()]),
         Some(Disagreement::StateDiffers { .. })

@@ -14,6 +14,7 @@ pub mod partitioned;
 pub mod profile;
 pub mod range_set;
 pub mod registry;
+pub mod slotted_array;
 mod sweep;
 
 pub use config::{check_count, check_set, Config};
@@ -23,6 +24,7 @@ pub use partitioned::Partitioned;
 pub use profile::{BTreeProfile, RbTreeProfile, SortedListProfile};
 pub use range_set::RangeSet;
 pub use registry::Kind;
+pub use slotted_array::SlottedArray;
 
 /// A point in time: unit-less (the traces use seconds).
 pub type Time = u64;

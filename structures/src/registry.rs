@@ -4,7 +4,10 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::{AvailabilityIndex, BTreeProfile, Config, Error, RbTreeProfile, SortedListProfile};
+use crate::{AvailabilityIndex, BTreeProfile, Config, Error, RbTreeProfile, SlottedArray, SortedListProfile};
+
+/// The horizon, in slots, a structure that needs one gets when none is given.
+pub const DEFAULT_HORIZON_SLOTS: u64 = 256;
 
 /// One kind of structure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -15,11 +18,13 @@ pub enum Kind {
     SortedList,
     /// [`BTreeProfile`]: the profile on `std::collections::BTreeMap`.
     BTree,
+    /// [`SlottedArray`]: the FCFS-EDS seed's array of time slots.
+    SlottedArray,
 }
 
 impl Kind {
     /// Every structure, in the order tables list them.
-    pub const ALL: [Kind; 3] = [Kind::RbTree, Kind::SortedList, Kind::BTree];
+    pub const ALL: [Kind; 4] = [Kind::RbTree, Kind::SortedList, Kind::BTree, Kind::SlottedArray];
 
     /// The name the command line uses.
     pub fn name(self) -> &'static str {
@@ -27,6 +32,23 @@ impl Kind {
             Kind::RbTree => "rbtree",
             Kind::SortedList => "list",
             Kind::BTree => "btree",
+            Kind::SlottedArray => "slotted",
+        }
+    }
+
+    /// Whether the structure covers a bounded horizon of slots.
+    pub fn needs_horizon(self) -> bool {
+        matches!(self, Kind::SlottedArray)
+    }
+
+    /// `config` as this structure runs it: one that needs a horizon and has none gets
+    /// [`DEFAULT_HORIZON_SLOTS`] slots.
+    pub fn config_for(self, config: Config) -> Config {
+        match config.horizon {
+            None if self.needs_horizon() => {
+                Config { horizon: Some(config.slot.saturating_mul(DEFAULT_HORIZON_SLOTS)), ..config }
+            }
+            _ => config,
         }
     }
 
@@ -39,6 +61,7 @@ impl Kind {
             Kind::RbTree => Box::new(RbTreeProfile::new(capacity, config)?),
             Kind::SortedList => Box::new(SortedListProfile::new(capacity, config)?),
             Kind::BTree => Box::new(BTreeProfile::new(capacity, config)?),
+            Kind::SlottedArray => Box::new(SlottedArray::new(capacity, config)?),
         })
     }
 }

@@ -1,0 +1,69 @@
+//! The slotted array: its configuration, the rolling horizon, and its cost accounting.
+
+use structures::slotted_array::MAX_SLOTS;
+use structures::{AvailabilityIndex, Config, Cost, Error, RangeSet, SlottedArray, TimeFrame};
+
+fn ids(lo: u32, hi: u32) -> RangeSet {
+    RangeSet::from_range(lo, hi)
+}
+
+fn array(capacity: u32, slot: u64, slots: u64) -> SlottedArray {
+    SlottedArray::new(capacity, Config { slot, horizon: Some(slot * slots) }).unwrap()
+}
+
+#[test]
+fn it_needs_a_bounded_horizon() {
+    assert!(SlottedArray::new(4, Config::default()).unwrap_err().to_string().contains("needs a horizon"));
+    let huge = Config { slot: 1, horizon: Some(MAX_SLOTS + 1) };
+    assert!(matches!(SlottedArray::new(4, huge), Err(Error::BadConfig { .. })));
+}
+
+#[test]
+fn the_horizon_rolls_forward_with_advance() {
+    let mut a = array(4, 10, 5);
+    assert_eq!(a.check(0, 51, 1), Err(Error::BeyondHorizon { end: 51, limit: 50 }));
+    a.allocate(0, 50, &ids(0, 4)).unwrap();
+    assert_eq!(a.earliest(0, 10, 1), Ok(None));
+    a.advance(23).unwrap();
+    // The slot holding 23 is the first; two free slots were appended at the end.
+    assert_eq!(a.now(), 20);
+    assert_eq!(a.earliest(23, 10, 4).unwrap().map(|f| f.start), Some(50));
+    a.validate().unwrap();
+    // The running reservation moved to the new first slot, and its tail can be released.
+    a.release(40, 50, &ids(0, 4)).unwrap();
+    a.validate().unwrap();
+    assert_eq!(a.free_frames(20, 70).unwrap(), vec![TimeFrame { start: 40, end: 70, free: ids(0, 4) }]);
+}
+
+#[test]
+fn releasing_part_of_a_reservation_cuts_it_and_stays_valid() {
+    let mut a = array(4, 1, 20);
+    a.allocate(2, 12, &ids(0, 3)).unwrap();
+    a.release(5, 8, &ids(1, 2)).unwrap();
+    a.validate().unwrap();
+    a.release(2, 12, &ids(0, 1)).unwrap();
+    a.validate().unwrap();
+    let err = a.release(5, 8, &ids(1, 2)).unwrap_err();
+    assert_eq!(err, Error::NotAllocated { start: 5, end: 8, free: ids(1, 2) });
+    a.release(2, 5, &ids(1, 3)).unwrap();
+    a.release(5, 12, &ids(2, 3)).unwrap();
+    a.release(8, 12, &ids(1, 2)).unwrap();
+    a.validate().unwrap();
+    assert_eq!(a.free_frames(0, 20).unwrap(), vec![TimeFrame { start: 0, end: 20, free: ids(0, 4) }]);
+}
+
+#[test]
+fn costs_count_slots_against_the_seeds_worst_case() {
+    let mut a = array(4, 10, 10);
+    a.allocate(20, 40, &ids(0, 3)).unwrap();
+    assert_eq!(a.check(0, 50, 2), Ok(None));
+    // Slots 0 and 10 pass, 20 has one free: three of five slots examined.
+    assert_eq!(a.last_cost(), Some(Cost { search: 0, visited: 3, worst: 5 }));
+    let frame = a.earliest(5, 20, 2).unwrap().unwrap();
+    assert_eq!((frame.start, frame.end), (40, 60));
+    // Candidate 5 (slots 0..30) stops at 20 and skips to 30; candidate 30 (slots 30..50)
+    // stops at 30 and skips to 40; candidate 40 passes with slots 40 and 50.
+    // Worst: the first window's 3 slots, then 8 later candidates (10 to 80, the last
+    // ending at the horizon, 100) of 2 slots each.
+    assert_eq!(a.last_cost(), Some(Cost { search: 0, visited: 6, worst: 3 + 8 * 2 }));
+}
