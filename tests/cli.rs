@@ -35,7 +35,8 @@ fn a_structure_that_cannot_take_the_configuration_is_skipped_saying_why() {
     assert!(ok, "{err}");
     assert!(out.contains("skipped slotted: invalid configuration: 2000000 slots are more than"), "{out}");
     assert!(out.contains("schedules: identical across 3 structures"), "{out}");
-    let (ok, _, err) = resbench(&["replay", "--limit", "50", "--horizon", "2000000", "--structure", "slotted"]);
+    let (ok, _, err) =
+        resbench(&["replay", "--limit", "50", "--horizon", "2000000", "--structure", "slotted"]);
     assert!(!ok && err.contains("2000000 slots are more than"), "{err}");
 }
 
