@@ -19,8 +19,10 @@ impl Rng {
 fn partitions_together_behave_as_one_index() {
     let names = ["a", "b", "c"];
     for kind in Kind::ALL {
-        let mut parts = Partitioned::new(kind, Config::default(), &[("a", 3), ("b", 4), ("c", 2)]).unwrap();
-        let mut whole = kind.build(9, Config::default()).unwrap();
+        // A horizon every kind accepts, longer than the 3000 steps reach.
+        let config = Config { slot: 1, horizon: Some(4096) };
+        let mut parts = Partitioned::new(kind, config, &[("a", 3), ("b", 4), ("c", 2)]).unwrap();
+        let mut whole = kind.build(9, config).unwrap();
         let mut rng = Rng(0x5eed);
         let mut now = 0;
         for step in 0..3000 {
