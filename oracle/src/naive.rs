@@ -6,8 +6,7 @@
 //! only ever `ready` or an instant where some rectangle ends.
 
 use structures::{
-    check_count, check_set, fill_from_frames, AvailabilityIndex, Config, Cost, Error, RangeSet, Time,
-    TimeFrame,
+    check_count, check_set, rebuild, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame,
 };
 
 /// One allocated rectangle: `ids` are busy over `[start, end)`.
@@ -228,10 +227,7 @@ impl AvailabilityIndex for Oracle {
     }
 
     fn load_frames(&mut self, frames: &[TimeFrame]) -> Result<(), Error> {
-        let mut fresh = Self::new(self.capacity, self.config)?;
-        fresh.advance(self.now)?;
-        fill_from_frames(&mut fresh, frames)?;
-        *self = fresh;
+        *self = rebuild(Self::new(self.capacity, self.config)?, self.now, frames)?;
         Ok(())
     }
 

@@ -120,14 +120,16 @@ pub trait AvailabilityIndex {
     fn validate(&self) -> Result<(), String>;
 }
 
-/// Builds a fresh index's state from frames: everything busy from its present to its
-/// horizon, then each frame released. Structures call it from `load_frames` on a new
-/// instance, so a failure leaves the caller's index untouched.
+/// The state `load_frames` asks for, built on `fresh` (a new index of the caller's kind,
+/// capacity and configuration): moved to `now`, everything busy from there to the
+/// horizon, then each frame released. Structures implement `load_frames` as
+/// `*self = rebuild(Self::new(..)?, self.now(), frames)?`, so a failure leaves the
+/// caller's index untouched.
 ///
 /// # Errors
 /// As [`AvailabilityIndex::load_frames`].
-pub fn fill_from_frames(fresh: &mut dyn AvailabilityIndex, frames: &[TimeFrame]) -> Result<(), Error> {
-    let now = fresh.now();
+pub fn rebuild<I: AvailabilityIndex>(mut fresh: I, now: Time, frames: &[TimeFrame]) -> Result<I, Error> {
+    fresh.advance(now)?;
     let limit = fresh.config().limit(now);
     if now < limit {
         fresh.allocate(now, limit, &RangeSet::full(fresh.capacity()))?;
@@ -135,5 +137,5 @@ pub fn fill_from_frames(fresh: &mut dyn AvailabilityIndex, frames: &[TimeFrame])
     for frame in frames {
         fresh.release(frame.start, frame.end, &frame.free)?;
     }
-    Ok(())
+    Ok(fresh)
 }

@@ -19,7 +19,7 @@ mod sweep;
 
 pub use config::{check_count, check_set, Config};
 pub use error::Error;
-pub use index::{fill_from_frames, AvailabilityIndex, Cost, TimeFrame};
+pub use index::{rebuild, AvailabilityIndex, Cost, TimeFrame};
 pub use partitioned::Partitioned;
 pub use profile::{BTreeProfile, RbTreeProfile, SortedListProfile};
 pub use range_set::RangeSet;

@@ -13,8 +13,7 @@ use std::collections::VecDeque;
 
 use crate::sweep;
 use crate::{
-    check_count, check_set, fill_from_frames, AvailabilityIndex, Config, Cost, Error, RangeSet, Time,
-    TimeFrame,
+    check_count, check_set, rebuild, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame,
 };
 
 /// The most slots an array may hold, so that no configuration can exhaust memory.
@@ -280,10 +279,7 @@ impl AvailabilityIndex for SlottedArray {
 
     fn load_frames(&mut self, frames: &[TimeFrame]) -> Result<(), Error> {
         self.cost.set(None);
-        let mut fresh = Self::new(self.capacity, self.config)?;
-        fresh.advance(self.now)?;
-        fill_from_frames(&mut fresh, frames)?;
-        *self = fresh;
+        *self = rebuild(Self::new(self.capacity, self.config)?, self.now, frames)?;
         Ok(())
     }
 

@@ -23,8 +23,7 @@ pub use rbtree::RbTree;
 pub use sorted_list::SortedList;
 
 use crate::{
-    check_count, check_set, fill_from_frames, sweep, AvailabilityIndex, Config, Cost, Error, RangeSet, Time,
-    TimeFrame,
+    check_count, check_set, rebuild, sweep, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame,
 };
 
 /// The red-black tree threaded by a doubly linked list: the seed's structure.
@@ -195,10 +194,7 @@ impl<S: Store> AvailabilityIndex for Profile<S> {
 
     fn load_frames(&mut self, frames: &[TimeFrame]) -> Result<(), Error> {
         self.cost.set(None);
-        let mut fresh = Self::new(self.capacity, self.config)?;
-        fresh.advance(self.now)?;
-        fill_from_frames(&mut fresh, frames)?;
-        *self = fresh;
+        *self = rebuild(Self::new(self.capacity, self.config)?, self.now, frames)?;
         Ok(())
     }
 
