@@ -185,7 +185,7 @@ impl Differential {
     }
 
     fn validation_problem(&self) -> Option<Disagreement> {
-        if !self.thorough && self.ops.len() % VALIDATE_EVERY != 0 {
+        if !self.thorough && !self.ops.len().is_multiple_of(VALIDATE_EVERY) {
             return None;
         }
         self.structure.validate().err().map(Disagreement::Invalid)

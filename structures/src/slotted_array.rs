@@ -309,7 +309,7 @@ impl AvailabilityIndex for SlottedArray {
 
     fn validate(&self) -> Result<(), String> {
         let expected = self.config.horizon.unwrap_or(0) / self.config.slot;
-        if self.slots.len() as u64 != expected || self.now % self.config.slot != 0 {
+        if self.slots.len() as u64 != expected || !self.now.is_multiple_of(self.config.slot) {
             return Err(format!(
                 "{} slots from {}, expected {expected} from a slot start",
                 self.slots.len(),

@@ -26,7 +26,7 @@ fn continuous_time_reaches_the_end_of_u64() {
     assert_eq!(c.window(0, u64::MAX - 1, u64::MAX), Ok((u64::MAX - 1, u64::MAX)));
     let slotted = Config { slot: 7, horizon: None };
     let limit = slotted.limit(0);
-    assert!(limit % 7 == 0 && u64::MAX - limit < 7);
+    assert!(limit.is_multiple_of(7) && u64::MAX - limit < 7);
     assert_eq!(slotted.window(0, 0, u64::MAX), Err(Error::BeyondHorizon { end: u64::MAX, limit }));
 }
 
