@@ -232,11 +232,8 @@ impl AvailabilityIndex for Oracle {
     }
 
     fn advance(&mut self, now: Time) -> Result<(), Error> {
-        if now < self.now {
-            return Err(Error::BeforePast { time: now, now: self.now });
-        }
-        self.now = self.config.floor(now);
-        let now = self.now;
+        let now = self.config.advance(self.now, now)?;
+        self.now = now;
         self.busy.retain(|b| b.end > now);
         self.busy.iter_mut().for_each(|b| b.start = b.start.max(now));
         Ok(())

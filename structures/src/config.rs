@@ -87,6 +87,18 @@ impl Config {
         }
     }
 
+    /// Checks a move of the present from `now` to `to` and returns the new present, `to`
+    /// rounded down to a slot boundary.
+    ///
+    /// # Errors
+    /// [`Error::BeforePast`] if `to` is before `now`.
+    pub fn advance(&self, now: Time, to: Time) -> Result<Time, Error> {
+        if to < now {
+            return Err(Error::BeforePast { time: to, now });
+        }
+        Ok(self.floor(to))
+    }
+
     /// Checks the window `[ready, ready + duration)` of an earliest-start search.
     ///
     /// # Errors

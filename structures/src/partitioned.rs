@@ -161,10 +161,8 @@ impl Partitioned {
     /// # Errors
     /// [`Error::BeforePast`] if `now` is before the present.
     pub fn advance(&mut self, now: Time) -> Result<(), Error> {
-        let present = self.parts[0].index.now();
-        if now < present {
-            return Err(Error::BeforePast { time: now, now: present });
-        }
+        let first = &self.parts[0].index;
+        first.config().advance(first.now(), now)?;
         self.parts.iter_mut().try_for_each(|p| p.index.advance(now))
     }
 

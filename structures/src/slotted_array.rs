@@ -287,10 +287,7 @@ impl AvailabilityIndex for SlottedArray {
     /// reservations still running at `now` move to the new first slot.
     fn advance(&mut self, now: Time) -> Result<(), Error> {
         self.cost.set(None);
-        if now < self.now {
-            return Err(Error::BeforePast { time: now, now: self.now });
-        }
-        let now = self.config.floor(now);
+        let now = self.config.advance(self.now, now)?;
         let gone = (((now - self.now) / self.config.slot).min(self.slots.len() as u64)) as usize;
         let running: Vec<Reservation> =
             self.slots.drain(..gone).flat_map(|slot| slot.starts).filter(|r| r.end > now).collect();

@@ -200,10 +200,7 @@ impl<S: Store> AvailabilityIndex for Profile<S> {
 
     fn advance(&mut self, now: Time) -> Result<(), Error> {
         self.cost.set(None);
-        if now < self.now {
-            return Err(Error::BeforePast { time: now, now: self.now });
-        }
-        let now = self.config.floor(now);
+        let now = self.config.advance(self.now, now)?;
         self.store.drop_before(now);
         self.now = now;
         Ok(())
