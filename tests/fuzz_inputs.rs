@@ -48,7 +48,10 @@ fn run(target: &str, path: &Path) {
 #[test]
 fn every_target_has_seeds_and_they_all_pass() {
     let targets = targets();
-    assert_eq!(targets, ["diff_all", "diff_btree", "diff_list", "diff_rbtree", "diff_slotted", "swf_reader"]);
+    assert_eq!(
+        targets,
+        ["diff_all", "diff_btree", "diff_list", "diff_rbtree", "diff_segtree", "diff_slotted", "swf_reader"]
+    );
     for target in &targets {
         let seeds = files(&seed_dir(target));
         assert!(!seeds.is_empty(), "{target} has no seed");

@@ -88,6 +88,7 @@ structures! {
     SortedListS => Kind::SortedList,
     BTreeS => Kind::BTree,
     SlottedArrayS => Kind::SlottedArray,
+    SegmentTreeS => Kind::SegmentTree,
 }
 
 /// Cases per structure; `PROPTEST_CASES` overrides it for longer runs.
@@ -110,4 +111,7 @@ prop_state_machine! {
 
     #[test]
     fn slotted_array_matches_oracle(sequential 1..40 => Suite<SlottedArrayS>);
+
+    #[test]
+    fn segment_tree_matches_oracle(sequential 1..40 => Suite<SegmentTreeS>);
 }

@@ -9,6 +9,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Error, RangeSet, Time};
 
+/// The most slots a slotted structure may hold, so that no configuration can exhaust
+/// memory.
+pub const MAX_SLOTS: u64 = 1 << 20;
+
 /// Time quantisation and reach of an index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Config {
@@ -44,6 +48,24 @@ impl Config {
                 bad("horizon must be a positive multiple of the slot width")
             }
             _ => Ok(()),
+        }
+    }
+
+    /// The number of slots in the horizon, for a structure that keeps one record per slot.
+    ///
+    /// # Errors
+    /// [`Error::BadConfig`] naming `structure` when there is no horizon or it holds more
+    /// than [`MAX_SLOTS`] slots.
+    pub fn slots(&self, structure: &str) -> Result<usize, Error> {
+        let horizon = self
+            .horizon
+            .ok_or_else(|| Error::BadConfig { reason: format!("a {structure} needs a horizon") })?;
+        match horizon / self.slot {
+            slots if slots > MAX_SLOTS => {
+                Err(Error::BadConfig { reason: format!("{slots} slots are more than {MAX_SLOTS}") })
+            }
+            // At most 2^20, so it fits.
+            slots => Ok(slots as usize),
         }
     }
 

@@ -14,16 +14,18 @@ pub mod partitioned;
 pub mod profile;
 pub mod range_set;
 pub mod registry;
+pub mod segment_tree;
 pub mod slotted_array;
 mod sweep;
 
-pub use config::{check_count, check_set, Config};
+pub use config::{check_count, check_set, Config, MAX_SLOTS};
 pub use error::Error;
 pub use index::{rebuild, AvailabilityIndex, Cost, TimeFrame};
 pub use partitioned::Partitioned;
 pub use profile::{BTreeProfile, RbTreeProfile, SortedListProfile};
 pub use range_set::RangeSet;
 pub use registry::Kind;
+pub use segment_tree::SegmentTree;
 pub use slotted_array::SlottedArray;
 
 /// A point in time: unit-less (the traces use seconds).

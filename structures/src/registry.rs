@@ -4,7 +4,10 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::{AvailabilityIndex, BTreeProfile, Config, Error, RbTreeProfile, SlottedArray, SortedListProfile};
+use crate::{
+    AvailabilityIndex, BTreeProfile, Config, Error, RbTreeProfile, SegmentTree, SlottedArray,
+    SortedListProfile,
+};
 
 /// The horizon, in slots, a structure that needs one gets when none is given.
 pub const DEFAULT_HORIZON_SLOTS: u64 = 256;
@@ -20,11 +23,14 @@ pub enum Kind {
     BTree,
     /// [`SlottedArray`]: the FCFS-EDS seed's array of time slots.
     SlottedArray,
+    /// [`SegmentTree`]: a segment tree of slots with lazy range updates.
+    SegmentTree,
 }
 
 impl Kind {
     /// Every structure, in the order tables list them.
-    pub const ALL: [Kind; 4] = [Kind::RbTree, Kind::SortedList, Kind::BTree, Kind::SlottedArray];
+    pub const ALL: [Kind; 5] =
+        [Kind::RbTree, Kind::SortedList, Kind::BTree, Kind::SlottedArray, Kind::SegmentTree];
 
     /// The name the command line uses.
     pub fn name(self) -> &'static str {
@@ -33,12 +39,13 @@ impl Kind {
             Kind::SortedList => "list",
             Kind::BTree => "btree",
             Kind::SlottedArray => "slotted",
+            Kind::SegmentTree => "segtree",
         }
     }
 
     /// Whether the structure covers a bounded horizon of slots.
     pub fn needs_horizon(self) -> bool {
-        matches!(self, Kind::SlottedArray)
+        matches!(self, Kind::SlottedArray | Kind::SegmentTree)
     }
 
     /// `config` as this structure runs it: one that needs a horizon and has none gets
@@ -62,6 +69,7 @@ impl Kind {
             Kind::SortedList => Box::new(SortedListProfile::new(capacity, config)?),
             Kind::BTree => Box::new(BTreeProfile::new(capacity, config)?),
             Kind::SlottedArray => Box::new(SlottedArray::new(capacity, config)?),
+            Kind::SegmentTree => Box::new(SegmentTree::new(capacity, config)?),
         })
     }
 }

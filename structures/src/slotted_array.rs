@@ -16,9 +16,6 @@ use crate::{
     check_count, check_set, rebuild, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame,
 };
 
-/// The most slots an array may hold, so that no configuration can exhaust memory.
-pub const MAX_SLOTS: u64 = 1 << 20;
-
 /// A reservation: `ids` busy from the start of the slot whose list holds it to `end`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Reservation {
@@ -56,17 +53,10 @@ impl SlottedArray {
     /// An array of `horizon / slot` slots, all resources free, from time 0.
     ///
     /// # Errors
-    /// [`Error::BadConfig`] for an invalid configuration, no horizon, or more than
-    /// [`MAX_SLOTS`] slots.
+    /// [`Error::BadConfig`] for an invalid configuration, or from [`Config::slots`].
     pub fn new(capacity: u32, config: Config) -> Result<Self, Error> {
         config.validate(capacity)?;
-        let slots = config
-            .horizon
-            .ok_or_else(|| Error::BadConfig { reason: "a slotted array needs a horizon".into() })?
-            / config.slot;
-        if slots > MAX_SLOTS {
-            return Err(Error::BadConfig { reason: format!("{slots} slots are more than {MAX_SLOTS}") });
-        }
+        let slots = config.slots("slotted array")?;
         let full = RangeSet::full(capacity);
         let mut array = Self {
             capacity,
@@ -77,7 +67,7 @@ impl SlottedArray {
             longest: 0,
             cost: Cell::new(None),
         };
-        array.slots.resize(slots as usize, array.empty_slot());
+        array.slots.resize(slots, array.empty_slot());
         Ok(array)
     }
 

@@ -1,7 +1,6 @@
 //! The slotted array: its configuration, the rolling horizon, and its cost accounting.
 
-use structures::slotted_array::MAX_SLOTS;
-use structures::{AvailabilityIndex, Config, Cost, Error, RangeSet, SlottedArray, TimeFrame};
+use structures::{AvailabilityIndex, Config, Cost, Error, RangeSet, SlottedArray, TimeFrame, MAX_SLOTS};
 
 fn ids(lo: u32, hi: u32) -> RangeSet {
     RangeSet::from_range(lo, hi)

@@ -1,0 +1,214 @@
+//! The tree itself, over physical slot positions `0..q`, laid out in one vector: the node
+//! for `[lo, hi)` has its left child (`[lo, mid)`) right after it and its right child
+//! (`[mid, hi)`) `2 (mid - lo)` places after it, so `2q - 1` nodes in all.
+//!
+//! Updates push tags down the paths they take; queries take `&self`, so they carry the
+//! tags pending above a node down with them instead.
+
+use super::node::{below, Agg, Node, Tag};
+use crate::RangeSet;
+
+/// A node's position and the physical slots it covers.
+#[derive(Clone, Copy)]
+struct At {
+    node: usize,
+    lo: usize,
+    hi: usize,
+}
+
+impl At {
+    fn leaf(self) -> bool {
+        self.hi - self.lo == 1
+    }
+
+    fn children(self) -> (At, At) {
+        let mid = (self.lo + self.hi) / 2;
+        (
+            At { node: self.node + 1, lo: self.lo, hi: mid },
+            At { node: self.node + 2 * (mid - self.lo), lo: mid, hi: self.hi },
+        )
+    }
+
+    fn within(self, a: usize, b: usize) -> bool {
+        a <= self.lo && self.hi <= b
+    }
+
+    fn meets(self, a: usize, b: usize) -> bool {
+        self.lo < b && a < self.hi
+    }
+}
+
+/// A segment tree of slot free sets with lazy range updates.
+#[derive(Debug, Clone)]
+pub(super) struct Tree {
+    nodes: Vec<Node>,
+    q: usize,
+}
+
+impl Tree {
+    /// `q >= 1` slots, each with free set `free`.
+    pub(super) fn new(q: usize, free: &RangeSet) -> Self {
+        let node = Node { agg: Agg::slot(free.clone()), tag: None };
+        Self { nodes: vec![node; 2 * q - 1], q }
+    }
+
+    fn root(&self) -> At {
+        At { node: 0, lo: 0, hi: self.q }
+    }
+
+    /// Node levels from the root to the deepest leaf: `ceil(log2 q) + 1`.
+    pub(super) fn levels(&self) -> u64 {
+        u64::from(usize::BITS - (self.q - 1).leading_zeros()) + 1
+    }
+
+    /// Folds the slots `[a, b)` into `acc`, stopping once fewer than `n` ids are free in
+    /// all of them; counts the nodes entered (at most 4 a level).
+    pub(super) fn fold(&self, a: usize, b: usize, n: u64, acc: &mut Option<Agg>, visited: &mut u64) {
+        self.fold_at(self.root(), a, b, None, n, acc, visited);
+    }
+
+    #[allow(clippy::too_many_arguments)] // one recursion's state; a struct would only rename it
+    fn fold_at(
+        &self,
+        at: At,
+        a: usize,
+        b: usize,
+        pending: Option<&Tag>,
+        n: u64,
+        acc: &mut Option<Agg>,
+        visited: &mut u64,
+    ) {
+        if acc.as_ref().is_some_and(|acc| acc.all.count() < n) {
+            return;
+        }
+        *visited += 1;
+        let node = &self.nodes[at.node];
+        if at.within(a, b) {
+            let seen = node.agg.seen(pending);
+            *acc = Some(match acc.take() {
+                None => seen.into_owned(),
+                Some(acc) => acc.join(&seen),
+            });
+            return;
+        }
+        let pending = below(pending, node.tag.as_ref());
+        let (left, right) = at.children();
+        for child in [left, right] {
+            if child.meets(a, b) {
+                self.fold_at(child, a, b, pending.as_deref(), n, acc, visited);
+            }
+        }
+    }
+
+    /// The last slot of `[a, b)` with fewer than `n` free, skipping every subtree whose
+    /// minimum is at least `n`; counts the nodes entered (at most 6 a level: the range's
+    /// 4, and 2 for the one descent inside the range that finds the slot).
+    pub(super) fn last_below(&self, a: usize, b: usize, n: u64, visited: &mut u64) -> Option<usize> {
+        self.last_below_at(self.root(), a, b, None, n, visited)
+    }
+
+    fn last_below_at(
+        &self,
+        at: At,
+        a: usize,
+        b: usize,
+        pending: Option<&Tag>,
+        n: u64,
+        visited: &mut u64,
+    ) -> Option<usize> {
+        *visited += 1;
+        let node = &self.nodes[at.node];
+        if node.agg.seen(pending).min >= n {
+            return None;
+        }
+        if at.leaf() {
+            return Some(at.lo);
+        }
+        let pending = below(pending, node.tag.as_ref());
+        let (left, right) = at.children();
+        [right, left]
+            .into_iter()
+            .filter(|child| child.meets(a, b))
+            .find_map(|child| self.last_below_at(child, a, b, pending.as_deref(), n, visited))
+    }
+
+    /// Applies `tag` to the slots `[a, b)`.
+    pub(super) fn modify(&mut self, a: usize, b: usize, tag: &Tag) {
+        self.modify_at(self.root(), a, b, tag);
+    }
+
+    fn modify_at(&mut self, at: At, a: usize, b: usize, tag: &Tag) {
+        if at.within(a, b) {
+            self.nodes[at.node].receive(tag, at.leaf());
+            return;
+        }
+        let (left, right) = at.children();
+        if let Some(pushed) = self.nodes[at.node].tag.take() {
+            self.nodes[left.node].receive(&pushed, left.leaf());
+            self.nodes[right.node].receive(&pushed, right.leaf());
+        }
+        for child in [left, right] {
+            if child.meets(a, b) {
+                self.modify_at(child, a, b, tag);
+            }
+        }
+        self.nodes[at.node].agg = self.nodes[left.node].agg.join(&self.nodes[right.node].agg);
+    }
+
+    /// The free sets of the slots `[a, b)`, in order.
+    pub(super) fn slots(&self, a: usize, b: usize, out: &mut Vec<RangeSet>) {
+        self.slots_at(self.root(), a, b, None, out);
+    }
+
+    fn slots_at(&self, at: At, a: usize, b: usize, pending: Option<&Tag>, out: &mut Vec<RangeSet>) {
+        let node = &self.nodes[at.node];
+        if at.leaf() {
+            out.push(node.agg.seen(pending).into_owned().all);
+            return;
+        }
+        let pending = below(pending, node.tag.as_ref());
+        let (left, right) = at.children();
+        for child in [left, right] {
+            if child.meets(a, b) {
+                self.slots_at(child, a, b, pending.as_deref(), out);
+            }
+        }
+    }
+
+    /// Checks every aggregate against its children's, and every slot's count against its
+    /// set (`full` bounds the ids).
+    ///
+    /// # Errors
+    /// The physical slots of the first node whose aggregate is wrong.
+    pub(super) fn validate(&self, full: &RangeSet) -> Result<(), String> {
+        self.validate_at(self.root(), None, full).map(|_| ())
+    }
+
+    fn validate_at(&self, at: At, pending: Option<&Tag>, full: &RangeSet) -> Result<Agg, String> {
+        let node = &self.nodes[at.node];
+        let seen = node.agg.seen(pending).into_owned();
+        if at.leaf() {
+            if node.tag.is_some() {
+                return Err(format!("leaf {} holds a tag", at.lo));
+            }
+            if seen.min != seen.all.count() || seen.all != seen.any || !seen.all.is_subset(full) {
+                return Err(format!("leaf {} holds {seen:?}, not one slot's free set", at.lo));
+            }
+            return Ok(seen);
+        }
+        let pending = below(pending, node.tag.as_ref());
+        let (left, right) = at.children();
+        let joined = self.validate_at(left, pending.as_deref(), full)?.join(&self.validate_at(
+            right,
+            pending.as_deref(),
+            full,
+        )?);
+        if joined != seen {
+            return Err(format!(
+                "node over slots [{}, {}) holds {seen:?}, its children make {joined:?}",
+                at.lo, at.hi
+            ));
+        }
+        Ok(seen)
+    }
+}
