@@ -50,7 +50,16 @@ fn every_target_has_seeds_and_they_all_pass() {
     let targets = targets();
     assert_eq!(
         targets,
-        ["diff_all", "diff_btree", "diff_list", "diff_rbtree", "diff_segtree", "diff_slotted", "swf_reader"]
+        [
+            "diff_all",
+            "diff_btree",
+            "diff_calendar",
+            "diff_list",
+            "diff_rbtree",
+            "diff_segtree",
+            "diff_slotted",
+            "swf_reader"
+        ]
     );
     for target in &targets {
         let seeds = files(&seed_dir(target));

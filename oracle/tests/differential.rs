@@ -89,6 +89,7 @@ structures! {
     BTreeS => Kind::BTree,
     SlottedArrayS => Kind::SlottedArray,
     SegmentTreeS => Kind::SegmentTree,
+    CalendarQueueS => Kind::CalendarQueue,
 }
 
 /// Cases per structure; `PROPTEST_CASES` overrides it for longer runs.
@@ -114,4 +115,7 @@ prop_state_machine! {
 
     #[test]
     fn segment_tree_matches_oracle(sequential 1..40 => Suite<SegmentTreeS>);
+
+    #[test]
+    fn calendar_queue_matches_oracle(sequential 1..40 => Suite<CalendarQueueS>);
 }

@@ -121,6 +121,58 @@ impl Config {
         Ok(self.floor(to))
     }
 
+    /// The checks an allocation makes before changing anything, in the order every
+    /// structure reports them; returns the quantised window. `free_throughout` gives the
+    /// ids free at every instant of a quantised window.
+    ///
+    /// # Errors
+    /// A window error from [`Config::window`], an error from [`check_set`], or
+    /// [`Error::NotFree`] naming the ids of `set` busy at some instant of the window.
+    #[allow(clippy::too_many_arguments)] // the request, the state it meets, and one query
+    pub fn admit_allocation(
+        &self,
+        now: Time,
+        capacity: u32,
+        start: Time,
+        end: Time,
+        set: &RangeSet,
+        free_throughout: impl FnOnce(Time, Time) -> RangeSet,
+    ) -> Result<(Time, Time), Error> {
+        let (s, e) = self.window(now, start, end)?;
+        check_set(set, capacity)?;
+        let busy = set.subtract(&free_throughout(s, e));
+        if !busy.is_empty() {
+            return Err(Error::NotFree { start, end, busy });
+        }
+        Ok((s, e))
+    }
+
+    /// The checks a release makes before changing anything, as
+    /// [`admit_allocation`](Config::admit_allocation); `free_somewhere` gives the ids free
+    /// at some instant of a quantised window.
+    ///
+    /// # Errors
+    /// A window error, an error from [`check_set`], or [`Error::NotAllocated`] naming the
+    /// ids of `set` free at some instant of the window.
+    #[allow(clippy::too_many_arguments)] // the request, the state it meets, and one query
+    pub fn admit_release(
+        &self,
+        now: Time,
+        capacity: u32,
+        start: Time,
+        end: Time,
+        set: &RangeSet,
+        free_somewhere: impl FnOnce(Time, Time) -> RangeSet,
+    ) -> Result<(Time, Time), Error> {
+        let (s, e) = self.window(now, start, end)?;
+        check_set(set, capacity)?;
+        let free = set.intersect(&free_somewhere(s, e));
+        if !free.is_empty() {
+            return Err(Error::NotAllocated { start, end, free });
+        }
+        Ok((s, e))
+    }
+
     /// Checks the window `[ready, ready + duration)` of an earliest-start search.
     ///
     /// # Errors

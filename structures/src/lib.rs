@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod calendar;
 pub mod config;
 pub mod error;
 pub mod index;
@@ -18,6 +19,7 @@ pub mod segment_tree;
 pub mod slotted_array;
 mod sweep;
 
+pub use calendar::CalendarQueue;
 pub use config::{check_count, check_set, Config, MAX_SLOTS};
 pub use error::Error;
 pub use index::{rebuild, AvailabilityIndex, Cost, TimeFrame};

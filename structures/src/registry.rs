@@ -5,7 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::{
-    AvailabilityIndex, BTreeProfile, Config, Error, RbTreeProfile, SegmentTree, SlottedArray,
+    AvailabilityIndex, BTreeProfile, CalendarQueue, Config, Error, RbTreeProfile, SegmentTree, SlottedArray,
     SortedListProfile,
 };
 
@@ -25,12 +25,20 @@ pub enum Kind {
     SlottedArray,
     /// [`SegmentTree`]: a segment tree of slots with lazy range updates.
     SegmentTree,
+    /// [`CalendarQueue`]: the profile's change points in Brown's calendar queue.
+    CalendarQueue,
 }
 
 impl Kind {
     /// Every structure, in the order tables list them.
-    pub const ALL: [Kind; 5] =
-        [Kind::RbTree, Kind::SortedList, Kind::BTree, Kind::SlottedArray, Kind::SegmentTree];
+    pub const ALL: [Kind; 6] = [
+        Kind::RbTree,
+        Kind::SortedList,
+        Kind::BTree,
+        Kind::SlottedArray,
+        Kind::SegmentTree,
+        Kind::CalendarQueue,
+    ];
 
     /// The name the command line uses.
     pub fn name(self) -> &'static str {
@@ -40,6 +48,7 @@ impl Kind {
             Kind::BTree => "btree",
             Kind::SlottedArray => "slotted",
             Kind::SegmentTree => "segtree",
+            Kind::CalendarQueue => "calendar",
         }
     }
 
@@ -70,6 +79,7 @@ impl Kind {
             Kind::BTree => Box::new(BTreeProfile::new(capacity, config)?),
             Kind::SlottedArray => Box::new(SlottedArray::new(capacity, config)?),
             Kind::SegmentTree => Box::new(SegmentTree::new(capacity, config)?),
+            Kind::CalendarQueue => Box::new(CalendarQueue::new(capacity, config)?),
         })
     }
 }

@@ -12,9 +12,7 @@ use std::cell::Cell;
 use std::collections::VecDeque;
 
 use crate::sweep;
-use crate::{
-    check_count, check_set, rebuild, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame,
-};
+use crate::{check_count, rebuild, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame};
 
 /// A reservation: `ids` busy from the start of the slot whose list holds it to `end`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -223,12 +221,9 @@ impl AvailabilityIndex for SlottedArray {
 
     fn allocate(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
         self.cost.set(None);
-        let (s, e) = self.config.window(self.now, start, end)?;
-        check_set(set, self.capacity)?;
-        let busy = set.subtract(&self.window_sets(s, e).0);
-        if !busy.is_empty() {
-            return Err(Error::NotFree { start, end, busy });
-        }
+        let (s, e) = self
+            .config
+            .admit_allocation(self.now, self.capacity, start, end, set, |s, e| self.window_sets(s, e).0)?;
         let taken = set.count();
         self.update(s, e, |slot| {
             slot.free = slot.free.subtract(set);
@@ -240,12 +235,9 @@ impl AvailabilityIndex for SlottedArray {
 
     fn release(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
         self.cost.set(None);
-        let (s, e) = self.config.window(self.now, start, end)?;
-        check_set(set, self.capacity)?;
-        let free = set.intersect(&self.window_sets(s, e).1);
-        if !free.is_empty() {
-            return Err(Error::NotAllocated { start, end, free });
-        }
+        let (s, e) = self
+            .config
+            .admit_release(self.now, self.capacity, start, end, set, |s, e| self.window_sets(s, e).1)?;
         let given = set.count();
         self.update(s, e, |slot| {
             slot.free = slot.free.union(set);

@@ -22,9 +22,7 @@ pub use btree::BTreeStore;
 pub use rbtree::RbTree;
 pub use sorted_list::SortedList;
 
-use crate::{
-    check_count, check_set, rebuild, sweep, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame,
-};
+use crate::{check_count, rebuild, sweep, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame};
 
 /// The red-black tree threaded by a doubly linked list: the seed's structure.
 pub type RbTreeProfile = Profile<RbTree>;
@@ -158,24 +156,18 @@ impl<S: Store> AvailabilityIndex for Profile<S> {
 
     fn allocate(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
         self.cost.set(None);
-        let (s, e) = self.config.window(self.now, start, end)?;
-        check_set(set, self.capacity)?;
-        let busy = set.subtract(&self.free_throughout(s, e));
-        if !busy.is_empty() {
-            return Err(Error::NotFree { start, end, busy });
-        }
+        let (s, e) = self
+            .config
+            .admit_allocation(self.now, self.capacity, start, end, set, |s, e| self.free_throughout(s, e))?;
         self.apply(s, e, &mut |free| *free = free.subtract(set));
         Ok(())
     }
 
     fn release(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
         self.cost.set(None);
-        let (s, e) = self.config.window(self.now, start, end)?;
-        check_set(set, self.capacity)?;
-        let free = set.intersect(&self.free_somewhere(s, e));
-        if !free.is_empty() {
-            return Err(Error::NotAllocated { start, end, free });
-        }
+        let (s, e) = self
+            .config
+            .admit_release(self.now, self.capacity, start, end, set, |s, e| self.free_somewhere(s, e))?;
         self.apply(s, e, &mut |free| *free = free.union(set));
         Ok(())
     }

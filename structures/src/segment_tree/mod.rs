@@ -18,9 +18,7 @@ use std::cell::Cell;
 use node::Tag;
 use tree::Tree;
 
-use crate::{
-    check_count, check_set, rebuild, sweep, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame,
-};
+use crate::{check_count, rebuild, sweep, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame};
 
 /// Nodes a range query enters per level, at most.
 const FOLD_PER_LEVEL: u64 = 4;
@@ -188,26 +186,22 @@ impl AvailabilityIndex for SegmentTree {
 
     fn allocate(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
         self.cost.set(None);
-        let (s, e) = self.config.window(self.now, start, end)?;
-        check_set(set, self.capacity)?;
+        let (s, e) = self.config.admit_allocation(self.now, self.capacity, start, end, set, |s, e| {
+            let (a, b) = self.span(s, e);
+            self.fold(a, b, 0, &mut 0).all
+        })?;
         let (a, b) = self.span(s, e);
-        let busy = set.subtract(&self.fold(a, b, 0, &mut 0).all);
-        if !busy.is_empty() {
-            return Err(Error::NotFree { start, end, busy });
-        }
         self.modify(a, b, &Tag::take(set));
         Ok(())
     }
 
     fn release(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
         self.cost.set(None);
-        let (s, e) = self.config.window(self.now, start, end)?;
-        check_set(set, self.capacity)?;
+        let (s, e) = self.config.admit_release(self.now, self.capacity, start, end, set, |s, e| {
+            let (a, b) = self.span(s, e);
+            self.fold(a, b, 0, &mut 0).any
+        })?;
         let (a, b) = self.span(s, e);
-        let free = set.intersect(&self.fold(a, b, 0, &mut 0).any);
-        if !free.is_empty() {
-            return Err(Error::NotAllocated { start, end, free });
-        }
         self.modify(a, b, &Tag::give(set));
         Ok(())
     }
