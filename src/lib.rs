@@ -5,7 +5,9 @@
 
 pub mod ops_stream;
 pub mod replay;
+pub mod run_file;
 pub mod swf;
+pub mod synthetic;
 pub mod workload;
 
 /// The bundled default trace: KTH SP2 (1996-97) from the Parallel Workloads Archive,

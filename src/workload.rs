@@ -16,8 +16,11 @@ pub struct Request {
     pub submit: Time,
     /// Resources: requested processors, else allocated ones.
     pub n: u32,
-    /// Length: requested time, else run time.
+    /// Length of its reservation: requested time, else run time.
     pub duration: Time,
+    /// How long it actually runs: its run time, at most `duration` (a scheduler ends a
+    /// job at its limit); `duration` when the trace does not say.
+    pub runtime: Time,
 }
 
 /// Why a job is not replayed.
@@ -93,6 +96,11 @@ pub fn workload(trace: &Trace, capacity: u32, limit: Option<usize>) -> Workload 
                 submit: job.submit as Time,
                 n: n as u32,
                 duration: duration as Time,
+                runtime: if job.run_time >= 0 {
+                    job.run_time.min(duration) as Time
+                } else {
+                    duration as Time
+                },
             }),
         }
     }

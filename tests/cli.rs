@@ -58,3 +58,34 @@ fn a_malformed_trace_fails_naming_the_line() {
     assert!(ok && out.contains("malformed lines skipped: 1"), "{out}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn a_synthetic_workload_with_reservations_writes_one_run_file_per_structure() {
+    let dir = std::env::temp_dir().join(format!("resbench-cli-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let args =
+        ["replay", "--synthetic", "300", "--capacity", "32", "--max-time", "3600", "--ar-fraction", "0.3"];
+    let (ok, out, err) = resbench(
+        &[
+            &args[..],
+            &["--slot", "60", "--compress", "--verify", "--trim", "10", "--out", dir.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("advance reservations: "), "{out}");
+    assert!(out.contains("divergences: 0"), "{out}");
+    for kind in structures::Kind::ALL {
+        let path = dir.join(format!("synthetic.{kind}.json"));
+        let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(json["schema"], 1, "{}", path.display());
+        assert_eq!(json["structure"], kind.name());
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_fraction_outside_zero_to_one_is_refused() {
+    let (ok, _, err) = resbench(&["replay", "--synthetic", "10", "--ar-fraction", "1.5"]);
+    assert!(!ok && err.contains("--ar-fraction 1.5 is not between 0 and 1"), "{err}");
+}

@@ -240,6 +240,10 @@ impl AvailabilityIndex for Oracle {
     }
 
     /// The oracle counts no work.
+    fn size(&self) -> usize {
+        self.busy.len()
+    }
+
     fn last_cost(&self) -> Option<Cost> {
         None
     }

@@ -90,6 +90,22 @@ pub enum Outcome {
     Failed(Error),
 }
 
+impl Op {
+    /// The op's name as its JSON tag spells it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Check { .. } => "check",
+            Op::Earliest { .. } => "earliest",
+            Op::Allocate { .. } => "allocate",
+            Op::Release { .. } => "release",
+            Op::FreeFrames { .. } => "free_frames",
+            Op::Options { .. } => "options",
+            Op::LoadFrames { .. } => "load_frames",
+            Op::Advance { .. } => "advance",
+        }
+    }
+}
+
 impl Outcome {
     /// Whether the op was refused.
     pub fn is_failure(&self) -> bool {

@@ -67,6 +67,9 @@ impl AvailabilityIndex for Faulty {
     fn advance(&mut self, now: Time) -> Result<(), Error> {
         self.inner.advance(now)
     }
+    fn size(&self) -> usize {
+        self.inner.size()
+    }
     fn last_cost(&self) -> Option<Cost> {
         let cost = self.inner.last_cost()?;
         Some(if self.fault == Fault::CostAboveWorst {

@@ -109,6 +109,11 @@ pub trait AvailabilityIndex {
     /// [`Error::BeforePast`] if `now` is before the present.
     fn advance(&mut self, now: Time) -> Result<(), Error>;
 
+    /// The number of records the structure holds, in its own unit: profile entries or
+    /// calendar points (change points of the free space), slots, or tree nodes. Replays
+    /// report it over time.
+    fn size(&self) -> usize;
+
     /// The cost of the last `check` or `earliest` call, `None` if it failed or if another
     /// operation ran since.
     fn last_cost(&self) -> Option<Cost>;

@@ -282,6 +282,10 @@ impl AvailabilityIndex for SlottedArray {
         Ok(())
     }
 
+    fn size(&self) -> usize {
+        self.slots.len() + self.slots.iter().map(|slot| slot.starts.len()).sum::<usize>()
+    }
+
     fn last_cost(&self) -> Option<Cost> {
         self.cost.get()
     }

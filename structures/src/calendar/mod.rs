@@ -286,6 +286,10 @@ impl AvailabilityIndex for CalendarQueue {
         Ok(())
     }
 
+    fn size(&self) -> usize {
+        self.calendar.len()
+    }
+
     fn last_cost(&self) -> Option<Cost> {
         self.cost.get()
     }

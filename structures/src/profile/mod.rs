@@ -108,11 +108,6 @@ impl<S: Store> Profile<S> {
         })
     }
 
-    /// The number of entries (the profile's size); at least 1.
-    pub fn size(&self) -> usize {
-        self.store.count()
-    }
-
     /// The entries as `(time, free)` pairs, in time order.
     pub fn entries(&self) -> impl Iterator<Item = (Time, &RangeSet)> + '_ {
         self.store.iter_from(self.now, &mut 0)
@@ -196,6 +191,10 @@ impl<S: Store> AvailabilityIndex for Profile<S> {
         self.store.drop_before(now);
         self.now = now;
         Ok(())
+    }
+
+    fn size(&self) -> usize {
+        self.store.count()
     }
 
     fn last_cost(&self) -> Option<Cost> {

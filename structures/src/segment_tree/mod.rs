@@ -240,6 +240,10 @@ impl AvailabilityIndex for SegmentTree {
         Ok(())
     }
 
+    fn size(&self) -> usize {
+        2 * self.q - 1
+    }
+
     fn last_cost(&self) -> Option<Cost> {
         self.cost.get()
     }

@@ -1,0 +1,209 @@
+//! Trace replay as a discrete-event simulation of the seed's conservative-backfilling
+//! scheduler (Algorithm 2 of `rbtree-availability-profile`) on any structure.
+//!
+//! Jobs arrive at their submit time: `check` for an immediate start, else a reservation
+//! at `earliest`, on the lowest free ids. A job completes at its start plus its actual run
+//! time and releases the unused tail of its reservation; `--compress` then re-plans the
+//! waiting jobs in queue order. A seeded fraction of jobs are advance reservations
+//! (`ar.rs`). `Mode::PlanOnly` keeps the first version's behaviour: no completions.
+
+mod ar;
+mod sim;
+mod summary;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use indicatif::ProgressBar;
+use oracle::{Differential, Divergence, Op, Outcome, Scenario};
+use serde::{Deserialize, Serialize};
+use structures::{AvailabilityIndex, Config, Cost, Error, Kind, RangeSet, Time};
+
+pub use ar::{plan as plan_reservations, Reservation, AR_WINDOW};
+pub use summary::{box_stats, ratios, table, trimmed, unvisited, BoxStats, Ratios};
+
+use crate::workload::Workload;
+
+/// How jobs end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Jobs complete at start plus run time and release the rest of their reservation.
+    Simulate,
+    /// Jobs never complete early and nothing is released (the first replay's behaviour).
+    PlanOnly,
+}
+
+/// The scheduler's options.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Options {
+    /// How jobs end.
+    pub mode: Mode,
+    /// Re-plan the waiting jobs after every release.
+    pub compress: bool,
+    /// The fraction of jobs that are advance reservations.
+    pub ar_fraction: f64,
+    /// Seeds the choice of advance reservations.
+    pub seed: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self { mode: Mode::Simulate, compress: false, ar_fraction: 0.0, seed: 1 }
+    }
+}
+
+/// Where a job ran.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placement {
+    /// The trace's job number.
+    pub id: i64,
+    /// Its submit time.
+    pub submit: Time,
+    /// Its start.
+    pub start: Time,
+    /// The end of its reservation: start plus requested time.
+    pub end: Time,
+    /// The ids it holds.
+    pub set: RangeSet,
+    /// Whether it was an advance reservation.
+    pub reserved: bool,
+}
+
+/// Advance reservations over a replay.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArCounts {
+    /// Reservations requested.
+    pub requested: u64,
+    /// Reservations admitted at the start asked for.
+    pub admitted: u64,
+    /// Scheduling options offered to each rejected reservation.
+    pub offered: Vec<u64>,
+}
+
+/// What one structure did over a replay.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// The structure.
+    pub structure: Kind,
+    /// Whether the oracle ran beside it (then `wall` includes the oracle's time).
+    pub verified: bool,
+    /// Requests replayed.
+    pub jobs: usize,
+    /// The cost of every `check`, in call order.
+    pub checks: Vec<Cost>,
+    /// The cost of every `earliest` (the seed's schedule operation), in call order.
+    pub searches: Vec<Cost>,
+    /// Calls per operation.
+    pub ops: BTreeMap<String, u64>,
+    /// The structure's size at sampled events: `(time, size)`.
+    pub sizes: Vec<(Time, u64)>,
+    /// Jobs no window could be found for before the horizon.
+    pub unplaced: usize,
+    /// Advance reservations.
+    pub ar: ArCounts,
+    /// The furthest any window reached past the slot it was asked in.
+    pub reach: Time,
+    /// Time spent in the run.
+    pub wall: Duration,
+    /// Every placed job's final placement, in submit order.
+    pub schedule: Vec<Placement>,
+}
+
+/// Why a replay stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// No index can be built for the workload (a zero capacity).
+    #[error("cannot build an index: {0}")]
+    Build(Error),
+    /// The structure and the oracle disagreed.
+    #[error("{0}")]
+    Divergence(Box<Divergence>),
+    /// An op the scheduler built was refused (a bug in the scheduler or the trace).
+    #[error("job {id}: {op:?} was refused: {error}")]
+    Refused {
+        /// The job.
+        id: i64,
+        /// The op.
+        op: Op,
+        /// The error.
+        error: Error,
+    },
+}
+
+/// A structure alone, or beside the oracle through the differential driver.
+enum Runner {
+    Plain(Box<dyn AvailabilityIndex>),
+    Verified(Box<Differential>),
+}
+
+impl Runner {
+    fn step(&mut self, id: i64, op: Op) -> Result<Outcome, ReplayError> {
+        let outcome = match self {
+            Runner::Plain(index) => oracle::apply(index.as_mut(), &op),
+            Runner::Verified(run) => run.step(op.clone()).map_err(ReplayError::Divergence)?,
+        };
+        match outcome {
+            Outcome::Failed(error) => Err(ReplayError::Refused { id, op, error }),
+            outcome => Ok(outcome),
+        }
+    }
+
+    fn index(&self) -> &dyn AvailabilityIndex {
+        match self {
+            Runner::Plain(index) => index.as_ref(),
+            Runner::Verified(run) => run.structure(),
+        }
+    }
+}
+
+/// Replays `workload` on a fresh structure of `kind` with `config`, with the oracle
+/// beside it if `verify`; `progress` advances once per arrival.
+///
+/// # Errors
+/// The first divergence, or a refused op.
+pub fn replay(
+    kind: Kind,
+    workload: &Workload,
+    config: Config,
+    options: &Options,
+    verify: bool,
+    progress: &ProgressBar,
+) -> Result<Run, ReplayError> {
+    let scenario = Scenario { capacity: workload.capacity, config: kind.config_for(config) };
+    let runner = if verify {
+        Runner::Verified(Box::new(Differential::new(kind, scenario, false).map_err(ReplayError::Build)?))
+    } else {
+        Runner::Plain(kind.build(scenario.capacity, scenario.config).map_err(ReplayError::Build)?)
+    };
+    let run = Run {
+        structure: kind,
+        verified: verify,
+        jobs: workload.requests.len(),
+        checks: Vec::new(),
+        searches: Vec::new(),
+        ops: BTreeMap::new(),
+        sizes: Vec::new(),
+        unplaced: 0,
+        ar: ArCounts::default(),
+        reach: 0,
+        wall: Duration::ZERO,
+        schedule: Vec::new(),
+    };
+    let started = Instant::now();
+    let mut run = sim::Sim::new(runner, run, workload, options).run(progress)?;
+    run.wall = started.elapsed();
+    Ok(run)
+}
+
+/// The horizon a structure with one needs to schedule `workload` exactly as an unbounded
+/// one does: the furthest any window of the replay reaches past the slot it was asked in,
+/// found by replaying on the red-black tree with slot width `slot`.
+///
+/// # Errors
+/// As [`replay`].
+pub fn horizon_for(workload: &Workload, slot: Time, options: &Options) -> Result<Time, ReplayError> {
+    let config = Config { slot, horizon: None };
+    let run = replay(Kind::RbTree, workload, config, options, false, &ProgressBar::hidden())?;
+    Ok(config.ceil(run.reach).unwrap_or(config.floor(Time::MAX)).max(slot))
+}

@@ -1,0 +1,165 @@
+//! Summaries of a replay's costs: the ratio table on the terminal, the seed's Figure 5
+//! box statistics and its Figure 6 histogram, with the warm-up and cool-down calls
+//! trimmed as the seed does.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+use structures::Cost;
+
+use super::Run;
+
+/// The calls kept after dropping the first and last `trim` (the seed drops 4,000 at each
+/// end); all of them when there are not more than `2 * trim`.
+pub fn trimmed(costs: &[Cost], trim: usize) -> &[Cost] {
+    if costs.len() > 2 * trim {
+        &costs[trim..costs.len() - trim]
+    } else {
+        costs
+    }
+}
+
+/// `visited / worst` of each call with a worst case.
+fn fractions(costs: &[Cost]) -> Vec<f64> {
+    let mut r: Vec<f64> =
+        costs.iter().filter(|c| c.worst > 0).map(|c| c.visited as f64 / c.worst as f64).collect();
+    r.sort_by(f64::total_cmp);
+    r
+}
+
+/// Nearest-rank percentile of sorted values (`NaN` when empty).
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    match sorted.len() {
+        0 => f64::NAN,
+        len => sorted[((p * len as f64).ceil() as usize).clamp(1, len) - 1],
+    }
+}
+
+fn mean(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        f64::NAN
+    } else {
+        values.iter().sum::<f64>() / values.len() as f64
+    }
+}
+
+/// Mean and percentiles of `visited / worst` (calls with no worst case left out).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ratios {
+    /// Calls measured.
+    pub calls: usize,
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+}
+
+/// Summarises costs; nearest-rank percentiles.
+pub fn ratios(costs: &[Cost]) -> Ratios {
+    let r = fractions(costs);
+    Ratios {
+        calls: r.len(),
+        mean: mean(&r),
+        p50: percentile(&r, 0.5),
+        p90: percentile(&r, 0.9),
+        p99: percentile(&r, 0.99),
+    }
+}
+
+/// A box of the seed's Figure 5: quartiles of `visited / worst`, whiskers at the most
+/// extreme values within 1.5 interquartile ranges of the box (Tukey; outliers beyond
+/// them are counted, not drawn), and the mean.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BoxStats {
+    /// Calls measured.
+    pub calls: usize,
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Lower whisker.
+    pub low: f64,
+    /// First quartile.
+    pub q1: f64,
+    /// Median.
+    pub median: f64,
+    /// Third quartile.
+    pub q3: f64,
+    /// Upper whisker.
+    pub high: f64,
+    /// Calls beyond the whiskers.
+    pub outliers: usize,
+    /// The largest value.
+    pub max: f64,
+}
+
+/// The Figure 5 box of `costs`; `None` when no call had a worst case.
+pub fn box_stats(costs: &[Cost]) -> Option<BoxStats> {
+    let r = fractions(costs);
+    let (first, last) = (*r.first()?, *r.last()?);
+    let (q1, median, q3) = (percentile(&r, 0.25), percentile(&r, 0.5), percentile(&r, 0.75));
+    let reach = 1.5 * (q3 - q1);
+    let low = r.iter().copied().find(|&x| x >= q1 - reach).unwrap_or(first);
+    let high = r.iter().rev().copied().find(|&x| x <= q3 + reach).unwrap_or(last);
+    let outliers = r.iter().filter(|&&x| x < low || x > high).count();
+    Some(BoxStats { calls: r.len(), mean: mean(&r), low, q1, median, q3, high, outliers, max: last })
+}
+
+/// The seed's Figure 6: how many calls left each number of entries unvisited
+/// (`worst - visited`).
+pub fn unvisited(costs: &[Cost]) -> BTreeMap<u64, u64> {
+    let mut histogram = BTreeMap::new();
+    for c in costs {
+        *histogram.entry(c.worst.saturating_sub(c.visited)).or_insert(0) += 1;
+    }
+    histogram
+}
+
+/// The terminal table: one row per structure, over the trimmed calls.
+pub fn table(runs: &[Run], trim: usize) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<8} {:>7} {:>7} {:>8} {:>8} | {:>27} | {:>27} | {:>9}",
+        "struct",
+        "jobs",
+        "checks",
+        "earliest",
+        "unplaced",
+        "check visited/worst %",
+        "earliest visited/worst %",
+        "wall s"
+    );
+    let _ = writeln!(
+        out,
+        "{:<8} {:>7} {:>7} {:>8} {:>8} | {:>6} {:>6} {:>6} {:>6} | {:>6} {:>6} {:>6} {:>6} |",
+        "", "", "", "", "", "mean", "p50", "p90", "p99", "mean", "p50", "p90", "p99"
+    );
+    for run in runs {
+        let (c, e) = (ratios(trimmed(&run.checks, trim)), ratios(trimmed(&run.searches, trim)));
+        let pct = |x: f64| format!("{:.2}", 100.0 * x);
+        let _ = writeln!(
+            out,
+            "{:<8} {:>7} {:>7} {:>8} {:>8} | {:>6} {:>6} {:>6} {:>6} | {:>6} {:>6} {:>6} {:>6} | {:>9.3}{}",
+            run.structure.name(),
+            run.jobs,
+            run.checks.len(),
+            run.searches.len(),
+            run.unplaced,
+            pct(c.mean),
+            pct(c.p50),
+            pct(c.p90),
+            pct(c.p99),
+            pct(e.mean),
+            pct(e.p50),
+            pct(e.p90),
+            pct(e.p99),
+            run.wall.as_secs_f64(),
+            if run.verified { " (with oracle)" } else { "" },
+        );
+    }
+    out
+}

@@ -1,0 +1,227 @@
+//! `resbench replay`: read the workload, run each structure, print the table, check the
+//! schedules agree, and write the run files.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use resbench::replay::{horizon_for, replay, table, Mode, Options, Run};
+use resbench::run_file::{trace_info, RunFile, TraceInfo};
+use resbench::swf;
+use resbench::synthetic::Synthetic;
+use resbench::workload::{declared_capacity, workload, Workload};
+use resbench::{BUNDLED_NAME, BUNDLED_TRACE};
+use structures::{Config, Kind};
+
+/// The replay's command-line arguments.
+#[derive(clap::Args)]
+pub struct Args {
+    /// An SWF trace (.swf or .swf.gz); the bundled KTH trace if omitted.
+    #[arg(long, conflicts_with = "synthetic")]
+    trace: Option<PathBuf>,
+    /// A structure name, or `all`.
+    #[arg(long, default_value = "all")]
+    structure: String,
+    /// Run the oracle beside each structure and stop at the first divergence.
+    #[arg(long)]
+    verify: bool,
+    /// Replay only the first N jobs of the trace.
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Machine size; the header's MaxProcs (else MaxNodes) if omitted (128 for a
+    /// synthetic workload).
+    #[arg(long)]
+    capacity: Option<u32>,
+    /// Skip malformed trace lines (and count them) instead of stopping at the first.
+    #[arg(long)]
+    lenient: bool,
+    /// Slot width, seconds: windows are rounded to slot boundaries (for every structure).
+    #[arg(long, default_value_t = 1)]
+    slot: u64,
+    /// Horizon past the present, seconds (a multiple of the slot); computed from the
+    /// workload when a slotted structure runs and none is given.
+    #[arg(long)]
+    horizon: Option<u64>,
+    /// `simulate`: jobs complete at start plus run time and release the rest of their
+    /// reservation; `plan-only`: nothing completes early (the first replay's behaviour).
+    #[arg(long, value_enum, default_value_t = Mode::Simulate)]
+    mode: Mode,
+    /// After every release, re-plan the waiting jobs in queue order.
+    #[arg(long)]
+    compress: bool,
+    /// The fraction of jobs that are advance reservations (start 0-3 h after submit).
+    #[arg(long, default_value_t = 0.0)]
+    ar_fraction: f64,
+    /// Seeds the choice of advance reservations and the synthetic workload.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Calls dropped at each end of each operation's series before summarising (the
+    /// seed drops 4,000).
+    #[arg(long, default_value_t = 4000)]
+    trim: usize,
+    /// Write one run file per structure (JSON, `reports/SCHEMA.md`) into this folder.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Replay a synthetic workload of this many jobs instead of a trace.
+    #[arg(long)]
+    synthetic: Option<usize>,
+    /// Synthetic: mean seconds between arrivals (Poisson).
+    #[arg(long, default_value_t = 600.0)]
+    mean_gap: f64,
+    /// Synthetic: the largest job (sizes uniform from 1); the capacity if omitted.
+    #[arg(long)]
+    max_size: Option<u32>,
+    /// Synthetic: the shortest requested time, seconds.
+    #[arg(long, default_value_t = 60)]
+    min_time: u64,
+    /// Synthetic: the longest requested time, seconds.
+    #[arg(long, default_value_t = 36_000)]
+    max_time: u64,
+}
+
+/// Runs the command.
+pub fn run(args: &Args) -> Result<()> {
+    if !(0.0..=1.0).contains(&args.ar_fraction) {
+        bail!("--ar-fraction {} is not between 0 and 1", args.ar_fraction);
+    }
+    let kinds = if args.structure == "all" {
+        Kind::ALL.to_vec()
+    } else {
+        vec![args.structure.parse().map_err(anyhow::Error::msg)?]
+    };
+    let (info, load) = read_workload(args)?;
+    let mut config = Config { slot: args.slot, horizon: args.horizon };
+    config.validate(load.capacity).map_err(|e| anyhow::anyhow!("--slot/--horizon: {e}"))?;
+    let options =
+        Options { mode: args.mode, compress: args.compress, ar_fraction: args.ar_fraction, seed: args.seed };
+    println!("trace: {} ({} jobs read, capacity {})", info.name, info.jobs_read, load.capacity);
+    for (reason, count) in &info.skipped {
+        println!("jobs not replayed, {reason}: {count}");
+    }
+    println!(
+        "requests replayed: {}{}",
+        load.requests.len(),
+        if args.verify { ", verified against the oracle" } else { "" }
+    );
+    println!(
+        "scheduler: {:?}{}, advance reservations {:.0} %, seed {}, {} calls trimmed at each end",
+        options.mode,
+        if options.compress { " with compression" } else { "" },
+        100.0 * options.ar_fraction,
+        options.seed,
+        args.trim
+    );
+    if config.horizon.is_none() && kinds.iter().any(|k| k.needs_horizon()) {
+        config.horizon = Some(horizon_for(&load, config.slot, &options)?);
+    }
+    match config.horizon {
+        Some(h) => {
+            println!("slot {}, horizon {h} ({} slots), for every structure", config.slot, h / config.slot)
+        }
+        None if config.slot > 1 => println!("slot {}, no horizon, for every structure", config.slot),
+        None => {}
+    }
+    let mut runs: Vec<Run> = Vec::new();
+    for &kind in &kinds {
+        // With `all`, a structure that cannot take this configuration is skipped, saying why.
+        if let (true, Err(e)) = (kinds.len() > 1, kind.build(load.capacity, kind.config_for(config))) {
+            println!("skipped {kind}: {e} (choose a wider --slot)");
+            continue;
+        }
+        let bar = ProgressBar::new(load.requests.len() as u64).with_style(
+            ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} jobs {per_sec} eta {eta}")?
+                .progress_chars("=> "),
+        );
+        bar.set_prefix(kind.name());
+        let run = replay(kind, &load, config, &options, args.verify, &bar)?;
+        bar.finish_and_clear();
+        runs.push(run);
+    }
+    print!("{}", table(&runs, args.trim));
+    compare_schedules(&runs)?;
+    if let Some(ar) = runs.first().map(|run| &run.ar).filter(|ar| ar.requested > 0) {
+        let offered = ar.offered.iter().sum::<u64>() as f64 / ar.offered.len().max(1) as f64;
+        println!(
+            "advance reservations: {} requested, {} admitted ({:.1} %), {offered:.2} options offered to each rejected one on average",
+            ar.requested,
+            ar.admitted,
+            100.0 * ar.admitted as f64 / ar.requested as f64
+        );
+    }
+    if args.verify {
+        println!("divergences: 0");
+    }
+    if let Some(dir) = &args.out {
+        for run in &runs {
+            let file = RunFile::new(info.clone(), &load, config, options, args.trim, run);
+            println!("wrote {}", file.write(dir)?.display());
+        }
+    }
+    Ok(())
+}
+
+fn read_workload(args: &Args) -> Result<(TraceInfo, Workload)> {
+    if let Some(jobs) = args.synthetic {
+        let capacity = args.capacity.unwrap_or(128);
+        let synthetic = Synthetic {
+            jobs,
+            capacity,
+            mean_gap: args.mean_gap,
+            max_size: args.max_size.unwrap_or(capacity),
+            min_time: args.min_time,
+            max_time: args.max_time,
+            seed: args.seed,
+        };
+        let load = synthetic.workload().map_err(|e| anyhow::anyhow!("synthetic workload: {e}"))?;
+        let info = TraceInfo {
+            name: synthetic.describe(),
+            header: Vec::new(),
+            jobs_read: jobs,
+            skipped: Default::default(),
+            requests: load.requests.len(),
+        };
+        return Ok((info, load));
+    }
+    let trace = match &args.trace {
+        Some(path) => swf::read_path(path, args.lenient)?,
+        None => swf::read_bytes(BUNDLED_TRACE, BUNDLED_NAME, args.lenient)?,
+    };
+    if !trace.skipped.is_empty() {
+        println!("malformed lines skipped: {} (first: {})", trace.skipped.len(), trace.skipped[0]);
+    }
+    let capacity = args
+        .capacity
+        .or_else(|| declared_capacity(&trace))
+        .with_context(|| format!("{}: no MaxProcs or MaxNodes in the header; pass --capacity", trace.name))?;
+    if capacity == 0 {
+        bail!("the capacity must be at least 1");
+    }
+    let load = workload(&trace, capacity, args.limit);
+    Ok((trace_info(&trace, &load), load))
+}
+
+/// Every structure must have produced the same schedule: a free end-to-end check.
+fn compare_schedules(runs: &[Run]) -> Result<()> {
+    let Some(first) = runs.first() else { return Ok(()) };
+    for other in &runs[1..] {
+        if let Some(i) = (0..first.schedule.len().max(other.schedule.len()))
+            .find(|&i| first.schedule.get(i) != other.schedule.get(i))
+        {
+            bail!(
+                "schedules differ: {} placed {:?} where {} placed {:?}",
+                first.structure,
+                first.schedule.get(i),
+                other.structure,
+                other.schedule.get(i)
+            );
+        }
+    }
+    if runs.len() > 1 {
+        println!(
+            "schedules: identical across {} structures ({} jobs placed)",
+            runs.len(),
+            first.schedule.len()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,253 @@
+//! The run file: one JSON document per replay and structure, with the trace and its
+//! provenance, the options, the git revision and the metrics. `reports/SCHEMA.md`
+//! documents it; [`SCHEMA`] changes whenever a field changes meaning or goes away.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use structures::{Config, Time};
+
+use crate::replay::{box_stats, trimmed, unvisited, BoxStats, Mode, Options, Run};
+use crate::swf::Trace;
+use crate::workload::Workload;
+
+/// The version of the run-file format.
+pub const SCHEMA: u32 = 1;
+
+/// One replay of one structure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunFile {
+    /// [`SCHEMA`] when written.
+    pub schema: u32,
+    /// The git revision of the build that wrote it.
+    pub git_revision: String,
+    /// The workload.
+    pub trace: TraceInfo,
+    /// The structure's command-line name.
+    pub structure: String,
+    /// Resources on the machine.
+    pub capacity: u32,
+    /// Slot width and horizon.
+    pub config: Config,
+    /// The scheduler's options.
+    pub options: Options,
+    /// The calls dropped at each end of each operation's series before summarising.
+    pub trim: usize,
+    /// Whether the oracle ran beside the structure (`wall_seconds` then includes it).
+    pub verified: bool,
+    /// Elapsed time of the run; one run, not a benchmark.
+    pub wall_seconds: f64,
+    /// What the structure did.
+    pub operations: Operations,
+    /// What the schedule achieved (the same for every structure).
+    pub schedule: ScheduleMetrics,
+}
+
+/// Where the workload came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TraceInfo {
+    /// The file name (or the synthetic generator's description).
+    pub name: String,
+    /// The header's comment lines: the archive's provenance.
+    pub header: Vec<String>,
+    /// Jobs read.
+    pub jobs_read: usize,
+    /// Jobs not replayed, by reason.
+    pub skipped: BTreeMap<String, usize>,
+    /// Requests replayed.
+    pub requests: usize,
+}
+
+impl TraceInfo {
+    /// A short name for files: the trace's file name without `.swf`/`.gz` and without
+    /// anything after a space (`synthetic` for a synthetic workload).
+    pub fn stem(&self) -> String {
+        let name = Path::new(&self.name).file_name().map_or("trace".into(), |n| n.to_string_lossy());
+        let first = name.split(' ').next().unwrap_or_default();
+        let stem = first.trim_end_matches(".gz").trim_end_matches(".swf");
+        let stem: String = stem
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '-' })
+            .collect();
+        stem.trim_matches('-').to_owned()
+    }
+}
+
+/// One operation's costs, after trimming.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpCosts {
+    /// Calls made.
+    pub calls: usize,
+    /// Calls summarised (after trimming).
+    pub kept: usize,
+    /// The Figure 5 box of `visited / worst`; `None` without calls.
+    pub ratio: Option<BoxStats>,
+    /// The Figure 6 histogram: `(entries not visited, calls)`.
+    pub unvisited: Vec<(u64, u64)>,
+}
+
+/// The structure's work.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Operations {
+    /// Calls per operation.
+    pub counts: BTreeMap<String, u64>,
+    /// `check`.
+    pub check: OpCosts,
+    /// `earliest`: the seed's schedule operation.
+    pub schedule: OpCosts,
+    /// The structure's size (its own unit) at sampled events: `(time, size)`.
+    pub sizes: Vec<(Time, u64)>,
+}
+
+/// The schedule's quality.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScheduleMetrics {
+    /// Jobs placed.
+    pub placed: usize,
+    /// Jobs no window was found for.
+    pub unplaced: usize,
+    /// Busy resource-seconds over capacity times the span from the first submit to the
+    /// last end.
+    pub utilisation: f64,
+    /// Mean wait (start minus submit) of the jobs that were not reservations, seconds.
+    pub mean_wait: f64,
+    /// 99th-percentile wait, seconds.
+    pub p99_wait: u64,
+    /// Advance reservations requested.
+    pub ar_requested: u64,
+    /// Advance reservations admitted.
+    pub ar_admitted: u64,
+    /// Mean number of options offered to a rejected reservation.
+    pub ar_mean_options: f64,
+}
+
+fn costs(all: &[structures::Cost], trim: usize) -> OpCosts {
+    let kept = trimmed(all, trim);
+    OpCosts {
+        calls: all.len(),
+        kept: kept.len(),
+        ratio: box_stats(kept),
+        unvisited: unvisited(kept).into_iter().collect(),
+    }
+}
+
+fn schedule_metrics(run: &Run, workload: &Workload, mode: Mode) -> ScheduleMetrics {
+    let runtime: BTreeMap<i64, Time> = workload
+        .requests
+        .iter()
+        .map(|r| (r.id, if mode == Mode::Simulate { r.runtime } else { r.duration }))
+        .collect();
+    let busy: f64 = run
+        .schedule
+        .iter()
+        .map(|p| p.set.count() as f64 * runtime.get(&p.id).copied().unwrap_or(p.end - p.start) as f64)
+        .sum();
+    let first = workload.requests.first().map_or(0, |r| r.submit);
+    let last = run
+        .schedule
+        .iter()
+        .map(|p| p.start + runtime.get(&p.id).copied().unwrap_or(0))
+        .max()
+        .unwrap_or(first);
+    let span = (last.saturating_sub(first)).max(1) as f64;
+    let mut waits: Vec<u64> =
+        run.schedule.iter().filter(|p| !p.reserved).map(|p| p.start - p.submit).collect();
+    waits.sort_unstable();
+    let mean_wait = if waits.is_empty() {
+        0.0
+    } else {
+        waits.iter().map(|&w| w as f64).sum::<f64>() / waits.len() as f64
+    };
+    let p99_wait = match waits.len() {
+        0 => 0,
+        len => waits[((0.99 * len as f64).ceil() as usize).clamp(1, len) - 1],
+    };
+    let offered = &run.ar.offered;
+    ScheduleMetrics {
+        placed: run.schedule.len(),
+        unplaced: run.unplaced,
+        utilisation: busy / (f64::from(workload.capacity) * span),
+        mean_wait,
+        p99_wait,
+        ar_requested: run.ar.requested,
+        ar_admitted: run.ar.admitted,
+        ar_mean_options: if offered.is_empty() {
+            0.0
+        } else {
+            offered.iter().sum::<u64>() as f64 / offered.len() as f64
+        },
+    }
+}
+
+impl RunFile {
+    /// The record of `run`.
+    pub fn new(
+        trace: TraceInfo,
+        workload: &Workload,
+        config: Config,
+        options: Options,
+        trim: usize,
+        run: &Run,
+    ) -> Self {
+        Self {
+            schema: SCHEMA,
+            git_revision: env!("RESBENCH_GIT_REVISION").to_owned(),
+            trace,
+            structure: run.structure.name().to_owned(),
+            capacity: workload.capacity,
+            config: run.structure.config_for(config),
+            options,
+            trim,
+            verified: run.verified,
+            wall_seconds: run.wall.as_secs_f64(),
+            operations: Operations {
+                counts: run.ops.clone(),
+                check: costs(&run.checks, trim),
+                schedule: costs(&run.searches, trim),
+                sizes: run.sizes.clone(),
+            },
+            schedule: schedule_metrics(run, workload, options.mode),
+        }
+    }
+
+    /// Writes `DIR/<trace stem>.<structure>.json` and returns its path.
+    ///
+    /// # Errors
+    /// When the folder cannot be made or the file written.
+    pub fn write(&self, dir: &Path) -> Result<PathBuf> {
+        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let path = dir.join(format!("{}.{}.json", self.trace.stem(), self.structure));
+        let json = serde_json::to_string_pretty(self).context("cannot encode the run")?;
+        fs::write(&path, json + "\n").with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(path)
+    }
+
+    /// Reads a run file, refusing another schema version.
+    ///
+    /// # Errors
+    /// When the file cannot be read or parsed, or has another schema.
+    pub fn read(path: &Path) -> Result<Self> {
+        let text = fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let version: serde_json::Value =
+            serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+        let schema = version.get("schema").and_then(serde_json::Value::as_u64);
+        if schema != Some(u64::from(SCHEMA)) {
+            anyhow::bail!("{}: schema {schema:?}, this build reads {SCHEMA}", path.display());
+        }
+        serde_json::from_str(&text).with_context(|| format!("{}: not a run file", path.display()))
+    }
+}
+
+/// The trace part of a run file.
+pub fn trace_info(trace: &Trace, workload: &Workload) -> TraceInfo {
+    TraceInfo {
+        name: trace.name.clone(),
+        header: trace.header.lines.clone(),
+        jobs_read: trace.jobs.len(),
+        skipped: workload.skipped.iter().map(|(k, v)| (k.describe().to_owned(), *v)).collect(),
+        requests: workload.requests.len(),
+    }
+}

@@ -1,0 +1,85 @@
+//! Seeded synthetic workloads: Poisson arrivals, uniform sizes and uniform requested
+//! times, for runs without a trace and for tests.
+
+use std::collections::BTreeMap;
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+use structures::Time;
+
+use crate::workload::{Request, Workload};
+
+/// A synthetic workload's parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Synthetic {
+    /// Jobs to generate.
+    pub jobs: usize,
+    /// Resources on the machine.
+    pub capacity: u32,
+    /// Mean time between arrivals, seconds (exponential gaps: a Poisson process).
+    pub mean_gap: f64,
+    /// The largest job; sizes are uniform in `1..=max_size`.
+    pub max_size: u32,
+    /// Requested times are uniform in `min_time..=max_time` seconds.
+    pub min_time: Time,
+    /// See `min_time`.
+    pub max_time: Time,
+    /// Seeds the generator.
+    pub seed: u64,
+}
+
+impl Synthetic {
+    /// The parameters in words, for tables and run files.
+    pub fn describe(&self) -> String {
+        format!(
+            "synthetic: {} jobs, Poisson arrivals {} s apart on average, sizes 1-{}, times {}-{} s, seed {}",
+            self.jobs, self.mean_gap, self.max_size, self.min_time, self.max_time, self.seed
+        )
+    }
+
+    /// Checks the parameters.
+    ///
+    /// # Errors
+    /// A message naming the bad parameter.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.capacity == 0 || self.max_size == 0 || self.max_size > self.capacity {
+            return Err(format!("sizes 1-{} do not fit a machine of {}", self.max_size, self.capacity));
+        }
+        if self.min_time == 0 || self.min_time > self.max_time {
+            return Err(format!(
+                "times {}-{} s are not a range of positive times",
+                self.min_time, self.max_time
+            ));
+        }
+        if !(self.mean_gap.is_finite() && self.mean_gap >= 0.0) {
+            return Err(format!("mean gap {} s is not a non-negative number", self.mean_gap));
+        }
+        Ok(())
+    }
+
+    /// The workload: job `k` has id `k + 1`; each runs for a time uniform in
+    /// `1..=requested`, so most jobs end early as in real traces.
+    ///
+    /// # Errors
+    /// As [`Synthetic::validate`].
+    pub fn workload(&self) -> Result<Workload, String> {
+        self.validate()?;
+        let mut rng = StdRng::seed_from_u64(self.seed);
+        let mut clock = 0.0_f64;
+        let requests = (0..self.jobs)
+            .map(|k| {
+                clock += -self.mean_gap * (1.0 - rng.random::<f64>()).ln();
+                let duration = rng.random_range(self.min_time..=self.max_time);
+                Request {
+                    id: k as i64 + 1,
+                    submit: clock as Time,
+                    n: rng.random_range(1..=self.max_size),
+                    duration,
+                    runtime: rng.random_range(1..=duration),
+                }
+            })
+            .collect();
+        Ok(Workload { capacity: self.capacity, requests, skipped: BTreeMap::new() })
+    }
+}

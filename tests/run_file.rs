@@ -1,0 +1,76 @@
+//! Run files (`src/run_file.rs`): written, read back, and refused at another schema.
+
+use indicatif::ProgressBar;
+use resbench::replay::{replay, Options};
+use resbench::run_file::{RunFile, TraceInfo, SCHEMA};
+use resbench::synthetic::Synthetic;
+use structures::{Config, Kind};
+
+fn folder(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("resbench-run-file-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn record() -> RunFile {
+    let params = Synthetic {
+        jobs: 300,
+        capacity: 32,
+        mean_gap: 60.0,
+        max_size: 8,
+        min_time: 60,
+        max_time: 3_600,
+        seed: 3,
+    };
+    let load = params.workload().unwrap();
+    let options = Options { ar_fraction: 0.25, ..Options::default() };
+    let run =
+        replay(Kind::RbTree, &load, Config::default(), &options, false, &ProgressBar::hidden()).unwrap();
+    let info = TraceInfo {
+        name: params.describe(),
+        header: Vec::new(),
+        jobs_read: 300,
+        skipped: Default::default(),
+        requests: 300,
+    };
+    RunFile::new(info, &load, Config::default(), options, 10, &run)
+}
+
+#[test]
+fn a_run_file_round_trips() {
+    let file = record();
+    assert_eq!(file.schema, SCHEMA);
+    // Every job is checked once: at its submit time, or a reservation at its start.
+    assert_eq!(file.operations.check.calls, 300);
+    assert_eq!(file.operations.check.kept, file.operations.check.calls - 20);
+    assert!(file.schedule.utilisation > 0.0 && file.schedule.utilisation <= 1.0, "{:?}", file.schedule);
+    assert!(file.schedule.ar_requested > 40 && file.schedule.ar_admitted <= file.schedule.ar_requested);
+    let dir = folder("round-trip");
+    let path = file.write(&dir).unwrap();
+    assert_eq!(path, dir.join("synthetic.rbtree.json"));
+    assert_eq!(RunFile::read(&path).unwrap(), file);
+}
+
+#[test]
+fn another_schema_is_refused_by_name() {
+    let dir = folder("schema");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("old.json");
+    std::fs::write(&path, r#"{"schema": 0}"#).unwrap();
+    let err = RunFile::read(&path).unwrap_err().to_string();
+    assert!(err.contains("schema Some(0), this build reads 1"), "{err}");
+}
+
+#[test]
+fn files_are_named_from_the_trace_file() {
+    let info = |name: &str| TraceInfo {
+        name: name.into(),
+        header: Vec::new(),
+        jobs_read: 0,
+        skipped: Default::default(),
+        requests: 0,
+    };
+    assert_eq!(info("KTH-SP2-1996-2.1-cln.swf.gz (bundled)").stem(), "KTH-SP2-1996-2.1-cln");
+    assert_eq!(info("../shared/traces/CTC-SP2-1996-3.1-cln.swf").stem(), "CTC-SP2-1996-3.1-cln");
+    assert_eq!(info("synthetic: 10 jobs, seed 1").stem(), "synthetic");
+}
