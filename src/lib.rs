@@ -4,7 +4,9 @@
 #![forbid(unsafe_code)]
 
 pub mod ops_stream;
+pub mod period;
 pub mod replay;
+pub mod report;
 pub mod run_file;
 pub mod swf;
 pub mod synthetic;
@@ -16,3 +18,10 @@ pub const BUNDLED_TRACE: &[u8] = include_bytes!("../data/KTH-SP2-1996-2.1-cln.sw
 
 /// The bundled trace's name, as reports print it.
 pub const BUNDLED_NAME: &str = "KTH-SP2-1996-2.1-cln.swf.gz (bundled)";
+
+/// This process's command line as a user would retype it: `resbench` and its arguments,
+/// quoted where they hold spaces.
+pub fn command_line() -> String {
+    let args = std::env::args().skip(1).map(|a| if a.contains(' ') { format!("'{a}'") } else { a });
+    std::iter::once("resbench".to_owned()).chain(args).collect::<Vec<_>>().join(" ")
+}

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use resbench::replay::{horizon_for, replay, table, Mode, Options, Run};
-use resbench::run_file::{trace_info, RunFile, TraceInfo};
-use resbench::swf;
+use resbench::run_file::{trace_info, RunFile, Setup, TraceInfo};
 use resbench::synthetic::Synthetic;
 use resbench::workload::{declared_capacity, workload, Workload};
+use resbench::{command_line, period, report, swf};
 use resbench::{BUNDLED_NAME, BUNDLED_TRACE};
 use structures::{Config, Kind};
 
@@ -59,9 +59,17 @@ pub struct Args {
     /// seed drops 4,000).
     #[arg(long, default_value_t = 4000)]
     trim: usize,
-    /// Write one run file per structure (JSON, `reports/SCHEMA.md`) into this folder.
+    /// Write one run file per structure (JSON, `reports/SCHEMA.md`) into this folder,
+    /// and a report of them (`index.md`, `index.html` and plots).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Replay only the jobs submitted on or after this date (YYYY-MM-DD, the log's
+    /// local time when its header gives `TimeZone`).
+    #[arg(long)]
+    since: Option<String>,
+    /// Replay only the jobs submitted before this date (YYYY-MM-DD).
+    #[arg(long)]
+    until: Option<String>,
     /// Replay a synthetic workload of this many jobs instead of a trace.
     #[arg(long)]
     synthetic: Option<usize>,
@@ -152,10 +160,12 @@ pub fn run(args: &Args) -> Result<()> {
         println!("divergences: 0");
     }
     if let Some(dir) = &args.out {
-        for run in &runs {
-            let file = RunFile::new(info.clone(), &load, config, options, args.trim, run);
+        let setup = Setup { command: command_line(), trace: info, config, options, trim: args.trim };
+        let files: Vec<RunFile> = runs.iter().map(|run| RunFile::new(&setup, &load, run)).collect();
+        for file in &files {
             println!("wrote {}", file.write(dir)?.display());
         }
+        println!("wrote {}", report::render(&files, dir, &setup.command)?.display());
     }
     Ok(())
 }
@@ -176,16 +186,23 @@ fn read_workload(args: &Args) -> Result<(TraceInfo, Workload)> {
         let info = TraceInfo {
             name: synthetic.describe(),
             header: Vec::new(),
+            selection: None,
             jobs_read: jobs,
             skipped: Default::default(),
             requests: load.requests.len(),
         };
         return Ok((info, load));
     }
-    let trace = match &args.trace {
+    let mut trace = match &args.trace {
         Some(path) => swf::read_path(path, args.lenient)?,
         None => swf::read_bytes(BUNDLED_TRACE, BUNDLED_NAME, args.lenient)?,
     };
+    let mut selection = period::select(&mut trace, args.since.as_deref(), args.until.as_deref())
+        .map_err(anyhow::Error::msg)?;
+    if let Some(limit) = args.limit {
+        let first = format!("the first {limit} jobs");
+        selection = Some(selection.map_or(first.clone(), |s| format!("{first} of the {s}")));
+    }
     if !trace.skipped.is_empty() {
         println!("malformed lines skipped: {} (first: {})", trace.skipped.len(), trace.skipped[0]);
     }
@@ -197,7 +214,7 @@ fn read_workload(args: &Args) -> Result<(TraceInfo, Workload)> {
         bail!("the capacity must be at least 1");
     }
     let load = workload(&trace, capacity, args.limit);
-    Ok((trace_info(&trace, &load), load))
+    Ok((trace_info(&trace, &load, selection), load))
 }
 
 /// Every structure must have produced the same schedule: a free end-to-end check.

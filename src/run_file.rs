@@ -24,6 +24,8 @@ pub struct RunFile {
     pub schema: u32,
     /// The git revision of the build that wrote it.
     pub git_revision: String,
+    /// The command line that wrote it (`resbench` and its arguments).
+    pub command: String,
     /// The workload.
     pub trace: TraceInfo,
     /// The structure's command-line name.
@@ -53,6 +55,8 @@ pub struct TraceInfo {
     pub name: String,
     /// The header's comment lines: the archive's provenance.
     pub header: Vec<String>,
+    /// The part of the trace replayed (`--since`/`--until`, `--limit`); `None` for all.
+    pub selection: Option<String>,
     /// Jobs read.
     pub jobs_read: usize,
     /// Jobs not replayed, by reason.
@@ -87,6 +91,12 @@ pub struct OpCosts {
     pub ratio: Option<BoxStats>,
     /// The Figure 6 histogram: `(entries not visited, calls)`.
     pub unvisited: Vec<(u64, u64)>,
+    /// The share of kept calls (with a worst case) that visited under 10 % of it: the
+    /// seed's claim is that this is "often" so.
+    pub below_tenth: f64,
+    /// Of the kept calls at or above 10 %, the share whose worst case was at most 10
+    /// entries: the seed's explanation for them.
+    pub high_and_small: f64,
 }
 
 /// The structure's work.
@@ -126,11 +136,16 @@ pub struct ScheduleMetrics {
 
 fn costs(all: &[structures::Cost], trim: usize) -> OpCosts {
     let kept = trimmed(all, trim);
+    let measured: Vec<_> = kept.iter().filter(|c| c.worst > 0).collect();
+    let high: Vec<_> = measured.iter().filter(|c| 10 * c.visited >= c.worst).collect();
+    let share = |part: usize, whole: usize| if whole == 0 { 0.0 } else { part as f64 / whole as f64 };
     OpCosts {
         calls: all.len(),
         kept: kept.len(),
         ratio: box_stats(kept),
         unvisited: unvisited(kept).into_iter().collect(),
+        below_tenth: share(measured.len() - high.len(), measured.len()),
+        high_and_small: share(high.iter().filter(|c| c.worst <= 10).count(), high.len()),
     }
 }
 
@@ -182,23 +197,33 @@ fn schedule_metrics(run: &Run, workload: &Workload, mode: Mode) -> ScheduleMetri
     }
 }
 
+/// What every structure of one replay ran under.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// The command line (`resbench` and its arguments).
+    pub command: String,
+    /// The workload.
+    pub trace: TraceInfo,
+    /// Slot width and horizon, before a structure's own default horizon.
+    pub config: Config,
+    /// The scheduler's options.
+    pub options: Options,
+    /// Calls dropped at each end before summarising.
+    pub trim: usize,
+}
+
 impl RunFile {
-    /// The record of `run`.
-    pub fn new(
-        trace: TraceInfo,
-        workload: &Workload,
-        config: Config,
-        options: Options,
-        trim: usize,
-        run: &Run,
-    ) -> Self {
+    /// The record of `run` under `setup`.
+    pub fn new(setup: &Setup, workload: &Workload, run: &Run) -> Self {
+        let (trim, options) = (setup.trim, setup.options);
         Self {
             schema: SCHEMA,
             git_revision: env!("RESBENCH_GIT_REVISION").to_owned(),
-            trace,
+            command: setup.command.clone(),
+            trace: setup.trace.clone(),
             structure: run.structure.name().to_owned(),
             capacity: workload.capacity,
-            config: run.structure.config_for(config),
+            config: run.structure.config_for(setup.config),
             options,
             trim,
             verified: run.verified,
@@ -242,10 +267,11 @@ impl RunFile {
 }
 
 /// The trace part of a run file.
-pub fn trace_info(trace: &Trace, workload: &Workload) -> TraceInfo {
+pub fn trace_info(trace: &Trace, workload: &Workload, selection: Option<String>) -> TraceInfo {
     TraceInfo {
         name: trace.name.clone(),
         header: trace.header.lines.clone(),
+        selection,
         jobs_read: trace.jobs.len(),
         skipped: workload.skipped.iter().map(|(k, v)| (k.describe().to_owned(), *v)).collect(),
         requests: workload.requests.len(),

@@ -65,6 +65,10 @@ pub struct Header {
     pub max_procs: Option<u64>,
     /// `MaxNodes`, if given.
     pub max_nodes: Option<u64>,
+    /// `UnixStartTime`: the epoch second that submit time 0 stands for, if given.
+    pub unix_start: Option<u64>,
+    /// `TimeZone`: seconds to add to UTC for the log's local time, if given.
+    pub time_zone: Option<i64>,
     /// The header lines, without the leading `;`.
     pub lines: Vec<String>,
 }
@@ -175,10 +179,12 @@ fn parse_line(text: &str, line: usize, header: &mut Header, jobs: &mut Vec<Job>)
     if let Some(comment) = text.strip_prefix(';') {
         let comment = comment.trim();
         if let Some((key, value)) = comment.split_once(':') {
-            let value = value.trim().parse::<u64>().ok();
+            let value = value.trim();
             match key.trim() {
-                "MaxProcs" => header.max_procs = value,
-                "MaxNodes" => header.max_nodes = value,
+                "MaxProcs" => header.max_procs = value.parse().ok(),
+                "MaxNodes" => header.max_nodes = value.parse().ok(),
+                "UnixStartTime" => header.unix_start = value.parse().ok(),
+                "TimeZone" => header.time_zone = value.parse().ok(),
                 _ => {}
             }
         }

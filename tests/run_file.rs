@@ -2,7 +2,7 @@
 
 use indicatif::ProgressBar;
 use resbench::replay::{replay, Options};
-use resbench::run_file::{RunFile, TraceInfo, SCHEMA};
+use resbench::run_file::{RunFile, Setup, TraceInfo, SCHEMA};
 use resbench::synthetic::Synthetic;
 use structures::{Config, Kind};
 
@@ -29,11 +29,19 @@ fn record() -> RunFile {
     let info = TraceInfo {
         name: params.describe(),
         header: Vec::new(),
+        selection: None,
         jobs_read: 300,
         skipped: Default::default(),
         requests: 300,
     };
-    RunFile::new(info, &load, Config::default(), options, 10, &run)
+    let setup = Setup {
+        command: "resbench replay".into(),
+        trace: info,
+        config: Config::default(),
+        options,
+        trim: 10,
+    };
+    RunFile::new(&setup, &load, &run)
 }
 
 #[test]
@@ -66,6 +74,7 @@ fn files_are_named_from_the_trace_file() {
     let info = |name: &str| TraceInfo {
         name: name.into(),
         header: Vec::new(),
+        selection: None,
         jobs_read: 0,
         skipped: Default::default(),
         requests: 0,

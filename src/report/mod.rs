@@ -1,0 +1,256 @@
+//! `resbench report`: run files in, `index.md` and `index.html` out, with the seed's
+//! Figure 5 box plots and Figure 6 histogram as SVG files beside them, each with a
+//! sentence saying what it shows and the command that regenerates it.
+
+mod doc;
+mod plots;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use doc::Block;
+
+use crate::run_file::{OpCosts, RunFile};
+
+/// The seed's claim the report holds every run against.
+const CLAIM: &str = "often below 10% of their respective theoretical worst cases";
+
+fn pct(x: f64) -> String {
+    format!("{:.2}", 100.0 * x)
+}
+
+/// Runs that replayed the same jobs under the same options: one section each.
+struct Group<'a> {
+    label: String,
+    runs: Vec<&'a RunFile>,
+}
+
+fn groups(runs: &[RunFile]) -> Vec<Group<'_>> {
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    for run in runs {
+        let key = |r: &RunFile| {
+            (
+                r.trace.name.clone(),
+                r.trace.selection.clone(),
+                format!("{:?}", r.options),
+                r.config.slot,
+                r.capacity,
+            )
+        };
+        match groups.iter_mut().find(|g| key(g.runs[0]) == key(run)) {
+            Some(group) => group.runs.push(run),
+            None => {
+                let selection = run.trace.selection.as_ref().map_or(String::new(), |s| format!(", {s}"));
+                let label = format!("{}{selection}", run.trace.stem());
+                groups.push(Group { label, runs: vec![run] });
+            }
+        }
+    }
+    groups
+}
+
+/// Why a structure's `visited / worst` reads as it does: its unit and its worst case.
+fn unit(structure: &str) -> &'static str {
+    match structure {
+        "rbtree" | "list" | "btree" => {
+            "Its unit is profile entries and its worst case the seed's (m for check, m² for schedule), so it is the seed's own measure."
+        }
+        "slotted" => {
+            "Its unit is slots and its worst case every slot of the window (check) or of every candidate window (schedule): a check that admits visits every slot of its window, so admitted checks sit at 100 %."
+        }
+        "segtree" => {
+            "Its unit is tree nodes and its worst case 4 nodes a level per range query (6 + 4 per candidate for schedule): a range query touches a fixed share of that bound, so its ratios sit in a narrow band."
+        }
+        "calendar" => {
+            "Its unit is buckets plus change points and its worst case every point held plus two bucket visits per day walked: a loose bound, so low ratios say less than the profiles'."
+        }
+        _ => "",
+    }
+}
+
+/// How one operation of one run reads against the seed's claim.
+fn verdict(op: &str, c: &OpCosts) -> String {
+    let Some(b) = &c.ratio else { return format!("`{op}`: no calls.") };
+    let agrees = if c.below_tenth >= 0.5 {
+        format!("{} % of calls under 10 %: agrees with the seed's claim", pct(c.below_tenth))
+    } else {
+        format!("only {} % of calls under 10 %: does not agree with the seed's claim", pct(c.below_tenth))
+    };
+    let why = match c.high_and_small {
+        _ if c.below_tenth >= 1.0 => String::new(),
+        share if share >= 0.5 => format!(
+            " Of the calls at or above 10 %, {} % had a worst case of at most 10 entries: the seed's explanation (few entries to evaluate) accounts for most of them.",
+            pct(share)
+        ),
+        share => format!(
+            " Of the calls at or above 10 %, {} % had a worst case of at most 10 entries: the seed's explanation (few entries to evaluate) does not account for most of them.",
+            pct(share)
+        ),
+    };
+    format!("`{op}`: median {} %, mean {} %, {agrees}.{why}", pct(b.median), pct(b.mean))
+}
+
+fn provenance(run: &RunFile) -> String {
+    let keys = ["Version", "Computer", "Installation", "StartTime", "EndTime"];
+    let lines: Vec<&str> = run
+        .trace
+        .header
+        .iter()
+        .filter(|l| keys.iter().any(|k| l.starts_with(k)))
+        .map(String::as_str)
+        .collect();
+    if lines.is_empty() {
+        "No SWF header.".to_owned()
+    } else {
+        format!("From the trace's header: {}.", lines.join("; "))
+    }
+}
+
+fn section(group: &Group<'_>, index: usize, out: &Path, blocks: &mut Vec<Block>) -> Result<()> {
+    let first = group.runs[0];
+    blocks.push(Block::Heading(2, group.label.clone()));
+    let skipped: Vec<String> = first.trace.skipped.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    blocks.push(Block::Para(format!(
+        "{} {} jobs read, {} replayed{} on {} resources; slot {} s, horizon {}; mode `{}`{}, advance reservations {} % (seed {}); the first and last {} calls of each operation dropped. Built from `{}`.",
+        provenance(first),
+        first.trace.jobs_read,
+        first.trace.requests,
+        if skipped.is_empty() { String::new() } else { format!(" ({} not replayed)", skipped.join(", ")) },
+        first.capacity,
+        first.config.slot,
+        first.config.horizon.map_or("none".to_owned(), |h| format!("{h} s")),
+        serde_json::to_value(first.options.mode).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
+        if first.options.compress { " with compression" } else { "" },
+        100.0 * first.options.ar_fraction,
+        first.options.seed,
+        first.trim,
+        first.git_revision,
+    )));
+    blocks.push(Block::Para("Regenerate this section's runs (and this report's section) with:".into()));
+    blocks.push(Block::Code(first.command.clone()));
+    let header = [
+        "structure",
+        "check calls",
+        "check mean %",
+        "q1",
+        "median",
+        "q3",
+        "< 10 %",
+        "schedule calls",
+        "schedule mean %",
+        "q1",
+        "median",
+        "q3",
+        "< 10 %",
+        "wall s",
+    ];
+    let rows = group
+        .runs
+        .iter()
+        .map(|r| {
+            let mut row = vec![r.structure.clone()];
+            for c in [&r.operations.check, &r.operations.schedule] {
+                row.push(c.kept.to_string());
+                match &c.ratio {
+                    Some(b) => {
+                        row.extend([pct(b.mean), pct(b.q1), pct(b.median), pct(b.q3), pct(c.below_tenth)])
+                    }
+                    None => row.extend(["-"; 5].map(String::from)),
+                }
+            }
+            row.push(format!("{:.2}{}", r.wall_seconds, if r.verified { " (verified)" } else { "" }));
+            row
+        })
+        .collect();
+    blocks.push(Block::Table(header.map(String::from).to_vec(), rows));
+    for r in &group.runs {
+        blocks.push(Block::Para(format!(
+            "{}: {} {} {}",
+            r.structure,
+            verdict("check", &r.operations.check),
+            verdict("schedule", &r.operations.schedule),
+            unit(&r.structure)
+        )));
+    }
+    let s = &first.schedule;
+    blocks.push(Block::Para(format!(
+        "The schedule (the same for every structure): {} jobs placed, {} unplaced; utilisation {} %; wait mean {:.0} s, p99 {} s; advance reservations {} requested, {} admitted, {:.2} options offered to each rejected one on average.",
+        s.placed, s.unplaced, pct(s.utilisation), s.mean_wait, s.p99_wait, s.ar_requested, s.ar_admitted, s.ar_mean_options
+    )));
+    let fig5 = format!("fig5-{index}-{}.svg", first.trace.stem());
+    let boxes: Vec<plots::Boxes<'_>> = group
+        .runs
+        .iter()
+        .map(|r| plots::Boxes {
+            name: &r.structure,
+            check: r.operations.check.ratio.as_ref(),
+            schedule: r.operations.schedule.ratio.as_ref(),
+        })
+        .collect();
+    plots::figure5(&out.join(&fig5), &format!("Figure 5: {}", group.label), &boxes)?;
+    blocks.push(Block::Figure {
+        file: fig5,
+        caption: format!(
+            "Figure 5 for {}: per structure, the box of visited/worst case (percent) of `check` (blue) and `earliest`, the seed's schedule operation (orange): quartiles, the median as a line, the mean as a dot, whiskers at 1.5 interquartile ranges; outliers are not drawn, as in the seed. The grey line is 10 %. Units differ: entries for the profiles and the calendar's points plus buckets, slots for the slotted array, nodes for the segment tree. Regenerated by the command above.",
+            group.label
+        ),
+    });
+    let seed = group.runs.iter().find(|r| r.structure == "rbtree").unwrap_or(&first);
+    let histogram = &seed.operations.check.unvisited;
+    let total: u64 = histogram.iter().map(|&(_, c)| c).sum();
+    if total > 0 {
+        let mut seen = 0;
+        let upto = histogram
+            .iter()
+            .find(|&&(_, c)| {
+                seen += c;
+                seen * 100 >= total * 99
+            })
+            .map_or(0, |&(k, _)| k);
+        let beyond: u64 = histogram.iter().filter(|&&(k, _)| k > upto).map(|&(_, c)| c).sum();
+        let fig6 = format!("fig6-{index}-{}.svg", first.trace.stem());
+        plots::figure6(
+            &out.join(&fig6),
+            &format!("Figure 6: {} ({})", group.label, seed.structure),
+            histogram,
+            upto,
+        )?;
+        blocks.push(Block::Figure {
+            file: fig6,
+            caption: format!(
+                "Figure 6 for {} on {}: how many `check` calls left each number of entries unvisited (worst case minus visited), up to {upto}, the 99th percentile; {beyond} of {total} calls left more and are not drawn. Regenerated by the command above.",
+                group.label, seed.structure
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Renders `runs` into `out/index.md` and `out/index.html` with the plots beside them;
+/// `command` is how this report was asked for. Returns the HTML page's path.
+///
+/// # Errors
+/// When a file cannot be written.
+pub fn render(runs: &[RunFile], out: &Path, command: &str) -> Result<PathBuf> {
+    fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let mut blocks = vec![
+        Block::Heading(1, "resbench report".into()),
+        Block::Para(format!(
+            "{} run files, {} sections. Each section replays one workload on every structure listed; the seed (de Assunção, \"Enhanced Red-Black-Tree Data Structure for Facilitating the Scheduling of Reservations\") reports that check and schedule visit on average \"{CLAIM}\". Visited/worst case is machine-independent; it says how much of its own worst case a structure did, not how fast it is.",
+            runs.len(),
+            groups(runs).len()
+        )),
+        Block::Para("This report was made with:".into()),
+        Block::Code(command.to_owned()),
+    ];
+    for (index, group) in groups(runs).iter().enumerate() {
+        section(group, index + 1, out, &mut blocks)?;
+    }
+    let md = out.join("index.md");
+    fs::write(&md, doc::markdown(&blocks)).with_context(|| format!("cannot write {}", md.display()))?;
+    let html = out.join("index.html");
+    fs::write(&html, doc::html("resbench report", &blocks))
+        .with_context(|| format!("cannot write {}", html.display()))?;
+    Ok(html)
+}

@@ -1,0 +1,144 @@
+//! The report's SVG plots (plotters): the seed's Figure 5 box plots and its Figure 6
+//! histogram.
+
+use std::path::Path;
+
+use anyhow::{anyhow, Result};
+use plotters::prelude::*;
+
+use crate::replay::BoxStats;
+
+/// One structure's boxes: `check` and `earliest` (`None` where it made no such call).
+pub struct Boxes<'a> {
+    /// The structure.
+    pub name: &'a str,
+    /// `check`.
+    pub check: Option<&'a BoxStats>,
+    /// `earliest`, the seed's schedule operation.
+    pub schedule: Option<&'a BoxStats>,
+}
+
+const CHECK: RGBColor = RGBColor(31, 119, 180);
+const SCHEDULE: RGBColor = RGBColor(255, 127, 14);
+
+fn failed(e: impl std::fmt::Display) -> anyhow::Error {
+    anyhow!("cannot draw the plot: {e}")
+}
+
+/// Figure 5: per structure, a box of `visited / worst` (in percent) for `check` and one
+/// for `earliest`; whiskers at 1.5 IQR, outliers not drawn (as in the seed), the mean as
+/// a dot, and the seed's 10 % line.
+///
+/// # Errors
+/// When the file cannot be written.
+pub fn figure5(path: &Path, title: &str, groups: &[Boxes<'_>]) -> Result<()> {
+    let top = groups
+        .iter()
+        .flat_map(|g| [g.check, g.schedule])
+        .flatten()
+        .map(|b| 100.0 * b.high.max(b.mean))
+        .fold(12.0_f64, f64::max)
+        * 1.1;
+    let root = SVGBackend::new(path, (160 + 110 * groups.len() as u32, 420)).into_drawing_area();
+    root.fill(&WHITE).map_err(failed)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(56)
+        .build_cartesian_2d(-0.5_f64..groups.len() as f64 - 0.5, 0.0_f64..top)
+        .map_err(failed)?;
+    let names: Vec<String> = groups.iter().map(|g| g.name.to_owned()).collect();
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(groups.len().max(2))
+        .x_label_formatter(&|x| {
+            let i = x.round();
+            if (x - i).abs() < 1e-6 && i >= 0.0 {
+                names.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        })
+        .y_desc("visited / worst case, %")
+        .draw()
+        .map_err(failed)?;
+    chart
+        .draw_series(LineSeries::new([(-0.5, 10.0), (groups.len() as f64 - 0.5, 10.0)], BLACK.mix(0.5)))
+        .map_err(failed)?
+        .label("10 % of the worst case (the seed's claim)")
+        .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], BLACK.mix(0.5)));
+    for (op, color, offset) in [("check", CHECK, -0.2), ("schedule (earliest)", SCHEDULE, 0.2)] {
+        let boxes: Vec<(f64, &BoxStats)> = groups
+            .iter()
+            .enumerate()
+            .filter_map(|(i, g)| Some((i as f64 + offset, if offset < 0.0 { g.check? } else { g.schedule? })))
+            .collect();
+        let mut elements: Vec<PathElement<(f64, f64)>> = Vec::new();
+        let mut rects = Vec::new();
+        let mut dots = Vec::new();
+        for (x, b) in boxes {
+            let pct = |v: f64| 100.0 * v;
+            let (l, r) = (x - 0.15, x + 0.15);
+            rects.push(Rectangle::new([(l, pct(b.q1)), (r, pct(b.q3))], color.mix(0.35).filled()));
+            rects.push(Rectangle::new([(l, pct(b.q1)), (r, pct(b.q3))], color.stroke_width(1)));
+            elements.push(PathElement::new([(l, pct(b.median)), (r, pct(b.median))], color.stroke_width(2)));
+            elements.push(PathElement::new([(x, pct(b.q3)), (x, pct(b.high))], color));
+            elements.push(PathElement::new([(x, pct(b.q1)), (x, pct(b.low))], color));
+            elements.push(PathElement::new([(x - 0.07, pct(b.high)), (x + 0.07, pct(b.high))], color));
+            elements.push(PathElement::new([(x - 0.07, pct(b.low)), (x + 0.07, pct(b.low))], color));
+            dots.push(Circle::new((x, pct(b.mean)), 3, BLACK.filled()));
+        }
+        chart.draw_series(rects).map_err(failed)?;
+        chart
+            .draw_series(elements)
+            .map_err(failed)?
+            .label(op)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], color.mix(0.5).filled()));
+        chart.draw_series(dots).map_err(failed)?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK.mix(0.3))
+        .draw()
+        .map_err(failed)?;
+    root.present().map_err(failed)?;
+    Ok(())
+}
+
+/// Figure 6: how many `check` calls left each number of entries unvisited, up to the
+/// 99th percentile of that number (the rest counted in the caption by the caller).
+///
+/// # Errors
+/// When the file cannot be written.
+pub fn figure6(path: &Path, title: &str, histogram: &[(u64, u64)], upto: u64) -> Result<()> {
+    let shown: Vec<(u64, u64)> = histogram.iter().copied().filter(|&(k, _)| k <= upto).collect();
+    let top = shown.iter().map(|&(_, c)| c).max().unwrap_or(1) as f64 * 1.1;
+    let root = SVGBackend::new(path, (640, 400)).into_drawing_area();
+    root.fill(&WHITE).map_err(failed)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(64)
+        .build_cartesian_2d(-0.5_f64..upto as f64 + 0.5, 0.0_f64..top)
+        .map_err(failed)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_desc("entries not visited by check (worst case minus visited)")
+        .y_desc("calls")
+        .draw()
+        .map_err(failed)?;
+    chart
+        .draw_series(shown.iter().map(|&(k, c)| {
+            let x = k as f64;
+            Rectangle::new([(x - 0.4, 0.0), (x + 0.4, c as f64)], CHECK.mix(0.8).filled())
+        }))
+        .map_err(failed)?;
+    root.present().map_err(failed)?;
+    Ok(())
+}
