@@ -115,6 +115,9 @@ pub struct Operations {
 /// The schedule's quality.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScheduleMetrics {
+    /// A fingerprint of every placement (FNV-1a over job id, start, end and ids, in
+    /// submit order): equal across structures exactly when their schedules are.
+    pub digest: String,
     /// Jobs placed.
     pub placed: usize,
     /// Jobs no window was found for.
@@ -147,6 +150,25 @@ fn costs(all: &[structures::Cost], trim: usize) -> OpCosts {
         below_tenth: share(measured.len() - high.len(), measured.len()),
         high_and_small: share(high.iter().filter(|c| c.worst <= 10).count(), high.len()),
     }
+}
+
+fn digest(run: &Run) -> String {
+    const PRIME: u64 = 0x0100_0000_01b3;
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |word: u64| {
+        for byte in word.to_le_bytes() {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(PRIME);
+        }
+    };
+    for p in &run.schedule {
+        eat(p.id as u64);
+        eat(p.start);
+        eat(p.end);
+        for &(lo, hi) in p.set.ranges() {
+            eat(u64::from(lo) << 32 | u64::from(hi));
+        }
+    }
+    format!("{hash:016x}")
 }
 
 fn schedule_metrics(run: &Run, workload: &Workload, mode: Mode) -> ScheduleMetrics {
@@ -182,6 +204,7 @@ fn schedule_metrics(run: &Run, workload: &Workload, mode: Mode) -> ScheduleMetri
     };
     let offered = &run.ar.offered;
     ScheduleMetrics {
+        digest: digest(run),
         placed: run.schedule.len(),
         unplaced: run.unplaced,
         utilisation: busy / (f64::from(workload.capacity) * span),

@@ -58,6 +58,7 @@ fn a_report_has_both_pages_a_section_per_workload_and_valid_plots() {
         "resbench report a.json b.json --out x",
         "| rbtree |",
         "| calendar |",
+        "Schedules: identical across all 2 structures (digest",
         "often below 10% of their respective theoretical worst cases",
         "![Figure 5 for synthetic",
         "![Figure 6 for synthetic on rbtree",

@@ -174,8 +174,16 @@ fn section(group: &Group<'_>, index: usize, out: &Path, blocks: &mut Vec<Block>)
         )));
     }
     let s = &first.schedule;
+    let identical = group.runs.iter().all(|r| r.schedule.digest == s.digest);
+    blocks.push(Block::Para(if identical {
+        format!("Schedules: identical across all {} structures (digest `{}`).", group.runs.len(), s.digest)
+    } else {
+        let digests: Vec<String> =
+            group.runs.iter().map(|r| format!("{} `{}`", r.structure, r.schedule.digest)).collect();
+        format!("Schedules: NOT identical across structures: {}.", digests.join(", "))
+    }));
     blocks.push(Block::Para(format!(
-        "The schedule (the same for every structure): {} jobs placed, {} unplaced; utilisation {} %; wait mean {:.0} s, p99 {} s; advance reservations {} requested, {} admitted, {:.2} options offered to each rejected one on average.",
+        "The schedule: {} jobs placed, {} unplaced; utilisation {} %; wait mean {:.0} s, p99 {} s; advance reservations {} requested, {} admitted, {:.2} options offered to each rejected one on average.",
         s.placed, s.unplaced, pct(s.utilisation), s.mean_wait, s.p99_wait, s.ar_requested, s.ar_admitted, s.ar_mean_options
     )));
     let fig5 = format!("fig5-{index}-{}.svg", first.trace.stem());
