@@ -110,6 +110,25 @@ pub struct Run {
     pub schedule: Vec<Placement>,
 }
 
+impl Run {
+    fn fresh(structure: Kind, verified: bool, jobs: usize) -> Self {
+        Run {
+            structure,
+            verified,
+            jobs,
+            checks: Vec::new(),
+            searches: Vec::new(),
+            ops: BTreeMap::new(),
+            sizes: Vec::new(),
+            unplaced: 0,
+            ar: ArCounts::default(),
+            reach: 0,
+            wall: Duration::ZERO,
+            schedule: Vec::new(),
+        }
+    }
+}
+
 /// Why a replay stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
@@ -176,24 +195,32 @@ pub fn replay(
     } else {
         Runner::Plain(kind.build(scenario.capacity, scenario.config).map_err(ReplayError::Build)?)
     };
-    let run = Run {
-        structure: kind,
-        verified: verify,
-        jobs: workload.requests.len(),
-        checks: Vec::new(),
-        searches: Vec::new(),
-        ops: BTreeMap::new(),
-        sizes: Vec::new(),
-        unplaced: 0,
-        ar: ArCounts::default(),
-        reach: 0,
-        wall: Duration::ZERO,
-        schedule: Vec::new(),
-    };
+    let run = Run::fresh(kind, verify, workload.requests.len());
     let started = Instant::now();
-    let mut run = sim::Sim::new(runner, run, workload, options).run(progress)?;
+    let (mut run, _) = sim::Sim::new(runner, run, workload, options).run(progress)?;
     run.wall = started.elapsed();
     Ok(run)
+}
+
+/// The state a replay of `workload` on the red-black tree leaves behind: its present and
+/// its free frames up to the horizon, which [`AvailabilityIndex::load_frames`] turns into
+/// the same state on any structure (the benchmarks' real-trace states).
+///
+/// # Errors
+/// As [`replay`].
+pub fn final_state(
+    workload: &Workload,
+    config: Config,
+    options: &Options,
+) -> Result<(Time, Vec<structures::TimeFrame>), ReplayError> {
+    let index = Kind::RbTree.build(workload.capacity, config).map_err(ReplayError::Build)?;
+    let run = Run::fresh(Kind::RbTree, false, workload.requests.len());
+    let (_, runner) =
+        sim::Sim::new(Runner::Plain(index), run, workload, options).run(&ProgressBar::hidden())?;
+    let index = runner.index();
+    let now = index.now();
+    let frames = index.free_frames(now, config.limit(now)).map_err(ReplayError::Build)?;
+    Ok((now, frames))
 }
 
 /// The horizon a structure with one needs to schedule `workload` exactly as an unbounded

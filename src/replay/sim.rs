@@ -55,7 +55,8 @@ impl<'a> Sim<'a> {
         }
     }
 
-    pub(super) fn run(mut self, progress: &ProgressBar) -> Result<Run, ReplayError> {
+    /// Runs every event; returns what happened and the structure as it was left.
+    pub(super) fn run(mut self, progress: &ProgressBar) -> Result<(Run, Runner), ReplayError> {
         let mut next = 0;
         loop {
             while self.completions.peek().is_some_and(|Reverse((_, i, v))| self.version[*i] != *v) {
@@ -86,7 +87,7 @@ impl<'a> Sim<'a> {
             }
         }
         self.run.schedule = self.placed.into_iter().flatten().collect();
-        Ok(self.run)
+        Ok((self.run, self.runner))
     }
 
     /// Applies one op, counting it and how far its window reaches past the present.

@@ -1,0 +1,16 @@
+//! The benchmarks' shared inputs and measurements, so that every suite (criterion, the
+//! deterministic work suite, the CI gate) runs the same seeded states and queries:
+//!
+//! - [`states`]: states of every structure built from real-trace replays and from a
+//!   seeded synthetic generator, at several sizes;
+//! - [`queries`]: seeded `check` and `earliest` calls on a state, each with the oracle's
+//!   answer, asserted before anything is measured (every benchmark is also a test);
+//! - [`work`]: the exact visited and worst-case counts of those calls per structure,
+//!   the machine-independent numbers `ci/gate` compares against `ci/baseline.json`.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod gate;
+pub mod queries;
+pub mod states;
+pub mod work;

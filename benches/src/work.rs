@@ -1,0 +1,67 @@
+//! The deterministic work suite: per structure, operation and state, the exact visited
+//! and worst-case counts of the seeded calls. A change in algorithmic work shows here
+//! even when times are noisy, and `ci/gate` fails on growth.
+
+use serde::{Deserialize, Serialize};
+use structures::Kind;
+
+use crate::queries::{cases, check_answers};
+use crate::states::State;
+
+/// Calls per state.
+pub const CALLS: usize = 200;
+
+/// The work of one operation of one structure on one state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Work {
+    /// The structure.
+    pub structure: String,
+    /// `check` or `earliest`.
+    pub op: String,
+    /// The state.
+    pub state: String,
+    /// Calls made.
+    pub calls: u64,
+    /// Steps to the first anchor, summed.
+    pub search: u64,
+    /// Entries (or the structure's unit) visited, summed.
+    pub visited: u64,
+    /// The worst cases, summed.
+    pub worst: u64,
+}
+
+/// Measures every structure of `kinds` on every state, after checking all their answers.
+///
+/// # Errors
+/// A structure that answers differently from the oracle, named with the case.
+pub fn measure(states: &[State], kinds: &[Kind]) -> Result<Vec<Work>, String> {
+    let mut all = Vec::new();
+    for state in states {
+        let cases = cases(state, CALLS, 11);
+        for &kind in kinds {
+            let mut index = state.build(kind).map_err(|e| format!("{kind} on {}: {e}", state.name))?;
+            check_answers(index.as_mut(), &cases).map_err(|e| format!("{} {e}", state.name))?;
+            for op in ["check", "earliest"] {
+                let mut work = Work {
+                    structure: kind.name().to_owned(),
+                    op: op.to_owned(),
+                    state: state.name.clone(),
+                    calls: 0,
+                    search: 0,
+                    visited: 0,
+                    worst: 0,
+                };
+                for case in cases.iter().filter(|c| c.op.name() == op) {
+                    oracle::apply(index.as_mut(), &case.op);
+                    let cost = index.last_cost().unwrap_or_default();
+                    work.calls += 1;
+                    work.search += cost.search;
+                    work.visited += cost.visited;
+                    work.worst += cost.worst;
+                }
+                all.push(work);
+            }
+        }
+    }
+    Ok(all)
+}
