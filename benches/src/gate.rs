@@ -1,36 +1,111 @@
-//! The CI gate: the current work against a committed baseline.
+//! The CI gate: the current work and instruction counts against a committed baseline.
+
+use std::fs;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
 
 use crate::work::Work;
 
+/// Instructions (callgrind `Ir`) of one gungraun benchmark: the seeded calls of one
+/// operation of one structure on one state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Instructions {
+    /// The structure.
+    pub structure: String,
+    /// `check` or `earliest`.
+    pub op: String,
+    /// The state.
+    pub state: String,
+    /// Instructions executed by the calls (setup excluded).
+    pub instructions: u64,
+}
+
+/// What the gate compares: `ci/baseline.json`, and what `work` measures now.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Measurements {
+    /// The deterministic work suite.
+    pub work: Vec<Work>,
+    /// The gungraun instruction counts (empty when they were not measured).
+    pub instructions: Vec<Instructions>,
+}
+
+fn growth(before: u64, after: u64) -> f64 {
+    match (before, after) {
+        (0, 0) => 0.0,
+        (0, _) => f64::INFINITY,
+        _ => 100.0 * (after as f64 - before as f64) / before as f64,
+    }
+}
+
 /// Every way `current` is worse than `baseline` by more than `threshold` percent, or
 /// misses a measurement the baseline has; empty when the change passes.
-pub fn regressions(baseline: &[Work], current: &[Work], threshold: f64) -> Vec<String> {
+pub fn regressions(baseline: &Measurements, current: &Measurements, threshold: f64) -> Vec<String> {
     let mut failures = Vec::new();
-    for base in baseline {
-        let same = |w: &&Work| w.structure == base.structure && w.op == base.op && w.state == base.state;
-        let Some(now) = current.iter().find(same) else {
-            failures.push(format!("{} {} on {}: no longer measured", base.structure, base.op, base.state));
-            continue;
-        };
-        for (what, before, after) in
-            [("visited", base.visited, now.visited), ("search", base.search, now.search)]
-        {
-            let growth = if before == 0 {
-                if after == 0 {
-                    0.0
-                } else {
-                    f64::INFINITY
-                }
-            } else {
-                100.0 * (after as f64 - before as f64) / before as f64
-            };
-            if growth > threshold {
-                failures.push(format!(
-                    "{} {} on {}: {what} {before} -> {after} ({growth:+.1} %), over the {threshold} % limit",
-                    base.structure, base.op, base.state
-                ));
-            }
+    let mut check = |place: String, what: &str, before: u64, after: Option<u64>| match after {
+        None => failures.push(format!("{place}: {what} no longer measured")),
+        Some(after) if growth(before, after) > threshold => failures.push(format!(
+            "{place}: {what} {before} -> {after} ({:+.1} %), over the {threshold} % limit",
+            growth(before, after)
+        )),
+        Some(_) => {}
+    };
+    for base in &baseline.work {
+        let now = current
+            .work
+            .iter()
+            .find(|w| (&w.structure, &w.op, &w.state) == (&base.structure, &base.op, &base.state));
+        let place = format!("{} {} on {}", base.structure, base.op, base.state);
+        check(place.clone(), "visited", base.visited, now.map(|w| w.visited));
+        check(place, "search", base.search, now.map(|w| w.search));
+    }
+    if !current.instructions.is_empty() {
+        for base in &baseline.instructions {
+            let now = current
+                .instructions
+                .iter()
+                .find(|i| (&i.structure, &i.op, &i.state) == (&base.structure, &base.op, &base.state));
+            let place = format!("{} {} on {}", base.structure, base.op, base.state);
+            check(place, "instructions", base.instructions, now.map(|i| i.instructions));
         }
     }
     failures
+}
+
+/// Reads the instruction counts of gungraun's `--save-summary=json` files under `dir`
+/// (one `summary.json` per benchmark; the benchmark's description names its structure,
+/// state and operation).
+///
+/// # Errors
+/// A file that cannot be read or does not have the fields this version of gungraun writes.
+pub fn read_gungraun(dir: &Path) -> Result<Vec<Instructions>, String> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        let entries = fs::read_dir(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.file_name().is_some_and(|n| n == "summary.json") {
+                found.push(read_summary(&path)?);
+            }
+        }
+    }
+    found.sort_by(|a, b| (&a.structure, &a.op, &a.state).cmp(&(&b.structure, &b.op, &b.state)));
+    Ok(found)
+}
+
+fn read_summary(path: &Path) -> Result<Instructions, String> {
+    let bad = |what: &str| format!("{}: {what}", path.display());
+    let text = fs::read_to_string(path).map_err(|e| bad(&e.to_string()))?;
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(&e.to_string()))?;
+    let description = json["description"].as_str().ok_or_else(|| bad("no description"))?;
+    // `(setup("rbtree", "kth-1000", "check"))`: the quoted arguments, in order.
+    let args: Vec<&str> = description.split('"').skip(1).step_by(2).collect();
+    let [structure, state, op] = args[..] else { return Err(bad("a description without three arguments")) };
+    let instructions = json["profiles"][0]["data"]["total"]["metrics"]["Ir"]["values"]["new"]
+        .as_u64()
+        .ok_or_else(|| bad("no Ir count"))?;
+    Ok(Instructions { structure: structure.into(), op: op.into(), state: state.into(), instructions })
 }

@@ -1,6 +1,6 @@
 //! The gate (`benches/src/gate.rs`): growth over the threshold fails, naming the place.
 
-use benches::gate::regressions;
+use benches::gate::{regressions, Instructions, Measurements};
 use benches::work::Work;
 
 fn work(structure: &str, visited: u64, search: u64) -> Work {
@@ -15,25 +15,75 @@ fn work(structure: &str, visited: u64, search: u64) -> Work {
     }
 }
 
+fn instructions(structure: &str, count: u64) -> Instructions {
+    Instructions {
+        structure: structure.into(),
+        op: "check".into(),
+        state: "kth-1000".into(),
+        instructions: count,
+    }
+}
+
+fn measured(work: Vec<Work>, instructions: Vec<Instructions>) -> Measurements {
+    Measurements { work, instructions }
+}
+
 #[test]
 fn the_unchanged_tree_passes_and_a_ten_percent_slowdown_fails() {
-    let baseline = [work("rbtree", 1_000, 200), work("list", 1_000, 900)];
+    let baseline = measured(
+        vec![work("rbtree", 1_000, 200), work("list", 1_000, 900)],
+        vec![instructions("rbtree", 50_000)],
+    );
     assert!(regressions(&baseline, &baseline, 5.0).is_empty());
-    let slower = [work("rbtree", 1_100, 200), work("list", 1_000, 900)];
+    let slower = measured(
+        vec![work("rbtree", 1_100, 200), work("list", 1_000, 900)],
+        vec![instructions("rbtree", 55_000)],
+    );
     assert_eq!(
         regressions(&baseline, &slower, 5.0),
-        ["rbtree check on kth-1000: visited 1000 -> 1100 (+10.0 %), over the 5 % limit"]
+        [
+            "rbtree check on kth-1000: visited 1000 -> 1100 (+10.0 %), over the 5 % limit",
+            "rbtree check on kth-1000: instructions 50000 -> 55000 (+10.0 %), over the 5 % limit"
+        ]
     );
-    let within = [work("rbtree", 1_040, 209), work("list", 990, 900)];
+    let within = measured(
+        vec![work("rbtree", 1_040, 209), work("list", 990, 900)],
+        vec![instructions("rbtree", 52_000)],
+    );
     assert!(regressions(&baseline, &within, 5.0).is_empty());
 }
 
 #[test]
 fn a_measurement_that_disappears_fails_and_a_new_one_does_not() {
-    let baseline = [work("rbtree", 10, 0)];
-    let current = [work("calendar", 10, 0)];
-    assert_eq!(regressions(&baseline, &current, 5.0), ["rbtree check on kth-1000: no longer measured"]);
-    assert!(regressions(&[], &current, 5.0).is_empty());
-    let from_zero = [work("rbtree", 10, 1)];
+    let baseline = measured(vec![work("rbtree", 10, 0)], Vec::new());
+    let current = measured(vec![work("calendar", 10, 0)], Vec::new());
+    assert_eq!(
+        regressions(&baseline, &current, 5.0),
+        [
+            "rbtree check on kth-1000: visited no longer measured",
+            "rbtree check on kth-1000: search no longer measured"
+        ]
+    );
+    assert!(regressions(&Measurements::default(), &current, 5.0).is_empty());
+    let from_zero = measured(vec![work("rbtree", 10, 1)], Vec::new());
     assert_eq!(regressions(&baseline, &from_zero, 5.0).len(), 1, "search grew from 0");
+}
+
+#[test]
+fn instruction_counts_are_compared_only_when_measured() {
+    let baseline = measured(Vec::new(), vec![instructions("rbtree", 100)]);
+    assert!(regressions(&baseline, &Measurements::default(), 5.0).is_empty());
+    let gone = measured(Vec::new(), vec![instructions("list", 100)]);
+    assert_eq!(
+        regressions(&baseline, &gone, 5.0),
+        ["rbtree check on kth-1000: instructions no longer measured"]
+    );
+}
+
+#[test]
+fn gungraun_summaries_are_read_by_structure_state_and_operation() {
+    // The fields the reader uses, cut from a summary gungraun 0.20.0 wrote.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let read = benches::gate::read_gungraun(&dir).unwrap();
+    assert_eq!(read, [Instructions { instructions: 12_802, ..instructions("rbtree", 0) }]);
 }

@@ -1,16 +1,16 @@
 //! `gate BASELINE CURRENT [THRESHOLD%]`: fails, naming the structure, operation and
-//! state, when the current work grew past the threshold (5 % unless given).
+//! state, when the current work or instruction count grew past the threshold (5 %
+//! unless given).
 
 use std::fs;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use benches::gate::regressions;
-use benches::work::Work;
+use benches::gate::{regressions, Measurements};
 
-fn read(path: &str) -> Result<Vec<Work>> {
+fn read(path: &str) -> Result<Measurements> {
     let text = fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
-    serde_json::from_str(&text).with_context(|| format!("{path}: not a work file"))
+    serde_json::from_str(&text).with_context(|| format!("{path}: not a measurements file"))
 }
 
 fn main() -> Result<ExitCode> {
@@ -23,7 +23,11 @@ fn main() -> Result<ExitCode> {
     let (baseline, current) = (read(baseline)?, read(current)?);
     let failures = regressions(&baseline, &current, threshold);
     if failures.is_empty() {
-        println!("gate: {} measurements within {threshold} % of the baseline", baseline.len());
+        println!(
+            "gate: {} work and {} instruction measurements within {threshold} % of the baseline",
+            baseline.work.len(),
+            if current.instructions.is_empty() { 0 } else { baseline.instructions.len() }
+        );
         return Ok(ExitCode::SUCCESS);
     }
     for failure in &failures {
