@@ -268,7 +268,8 @@ impl RunFile {
     pub fn write(&self, dir: &Path) -> Result<PathBuf> {
         fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let path = dir.join(format!("{}.{}.json", self.trace.stem(), self.structure));
-        let json = serde_json::to_string_pretty(self).context("cannot encode the run")?;
+        // Compact: run files of whole traces are committed as published data.
+        let json = serde_json::to_string(self).context("cannot encode the run")?;
         fs::write(&path, json + "\n").with_context(|| format!("cannot write {}", path.display()))?;
         Ok(path)
     }

@@ -39,3 +39,9 @@ fn the_unvisited_histogram_counts_calls_by_entries_left() {
     let h = unvisited(&[cost(3, 5), cost(1, 3), cost(5, 5)]);
     assert_eq!(h.into_iter().collect::<Vec<_>>(), [(0, 1), (2, 2)]);
 }
+
+#[test]
+fn large_unvisited_counts_fall_into_power_of_two_bins() {
+    let h = unvisited(&[cost(0, 1_023), cost(0, 1_024), cost(0, 2_047), cost(10, 5_000)]);
+    assert_eq!(h.into_iter().collect::<Vec<_>>(), [(1_023, 1), (1_024, 2), (4_096, 1)]);
+}

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use structures::{AvailabilityIndex, Config, Cost, Error, Kind, RangeSet, Time};
 
 pub use ar::{plan as plan_reservations, Reservation, AR_WINDOW};
-pub use summary::{box_stats, ratios, table, trimmed, unvisited, BoxStats, Ratios};
+pub use summary::{box_stats, ratios, table, trimmed, unvisited, BoxStats, Ratios, EXACT_BELOW};
 
 use crate::workload::Workload;
 

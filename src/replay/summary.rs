@@ -108,12 +108,19 @@ pub fn box_stats(costs: &[Cost]) -> Option<BoxStats> {
     Some(BoxStats { calls: r.len(), mean: mean(&r), low, q1, median, q3, high, outliers, max: last })
 }
 
+/// Histogram keys below this are exact numbers of entries; from it on, a key stands for
+/// the power-of-two bin `[key, 2 key)`, so a histogram stays small however large the
+/// worst cases grow (`earliest`'s reach millions).
+pub const EXACT_BELOW: u64 = 1024;
+
 /// The seed's Figure 6: how many calls left each number of entries unvisited
-/// (`worst - visited`).
+/// (`worst - visited`), exact below [`EXACT_BELOW`] and in power-of-two bins above.
 pub fn unvisited(costs: &[Cost]) -> BTreeMap<u64, u64> {
     let mut histogram = BTreeMap::new();
     for c in costs {
-        *histogram.entry(c.worst.saturating_sub(c.visited)).or_insert(0) += 1;
+        let left = c.worst.saturating_sub(c.visited);
+        let key = if left < EXACT_BELOW { left } else { 1 << left.ilog2() };
+        *histogram.entry(key).or_insert(0) += 1;
     }
     histogram
 }
