@@ -3,7 +3,7 @@
 use oracle::{apply, Op, Oracle, Outcome};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use structures::AvailabilityIndex;
+use structures::{AvailabilityIndex, Cost};
 
 use crate::states::{State, SLOT};
 
@@ -47,11 +47,13 @@ pub fn cases(state: &State, count: usize, seed: u64) -> Vec<Case> {
         .collect()
 }
 
-/// Runs every case on `index` and compares its answer with the oracle's.
+/// Runs every case on `index` and compares its answer with the oracle's; returns each
+/// call's cost, in case order.
 ///
 /// # Errors
 /// The first case answered differently, named.
-pub fn check_answers(index: &mut dyn AvailabilityIndex, cases: &[Case]) -> Result<(), String> {
+pub fn check_answers(index: &mut dyn AvailabilityIndex, cases: &[Case]) -> Result<Vec<Cost>, String> {
+    let mut costs = Vec::with_capacity(cases.len());
     for (i, case) in cases.iter().enumerate() {
         let got = apply(index, &case.op);
         if got != case.expected {
@@ -62,6 +64,7 @@ pub fn check_answers(index: &mut dyn AvailabilityIndex, cases: &[Case]) -> Resul
                 case.expected
             ));
         }
+        costs.push(index.last_cost().unwrap_or_default());
     }
-    Ok(())
+    Ok(costs)
 }

@@ -244,17 +244,18 @@ fn section(group: &Group<'_>, index: usize, out: &Path, blocks: &mut Vec<Block>)
 /// When a file cannot be written.
 pub fn render(runs: &[RunFile], out: &Path, command: &str) -> Result<PathBuf> {
     fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let groups = groups(runs);
     let mut blocks = vec![
         Block::Heading(1, "resbench report".into()),
         Block::Para(format!(
             "{} run files, {} sections. Each section replays one workload on every structure listed; the seed (de Assunção, \"Enhanced Red-Black-Tree Data Structure for Facilitating the Scheduling of Reservations\") reports that check and schedule visit on average \"{CLAIM}\". Visited/worst case is machine-independent; it says how much of its own worst case a structure did, not how fast it is.",
             runs.len(),
-            groups(runs).len()
+            groups.len()
         )),
         Block::Para("This report was made with:".into()),
         Block::Code(command.to_owned()),
     ];
-    for (index, group) in groups(runs).iter().enumerate() {
+    for (index, group) in groups.iter().enumerate() {
         section(group, index + 1, out, &mut blocks)?;
     }
     let md = out.join("index.md");

@@ -128,6 +128,11 @@ impl Buckets {
         self.points
     }
 
+    /// The width of a day.
+    pub(super) fn width(&self) -> Time {
+        self.width
+    }
+
     /// `(buckets, width, points in the fullest bucket)`.
     pub(super) fn shape(&self) -> (usize, Time, usize) {
         (self.days.len(), self.width, self.days.iter().map(|b| b.points.len()).max().unwrap_or(0))

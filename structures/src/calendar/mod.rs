@@ -125,7 +125,7 @@ impl CalendarQueue {
     /// visits a day (each day once, plus at most a year of direct search per year of
     /// empty days).
     fn walk_bound(&self, anchor: Time, e: Time) -> u64 {
-        let width = self.calendar.shape().1;
+        let width = self.calendar.width();
         let days = (e - 1) / width - anchor / width + 1;
         (self.calendar.len() as u64).saturating_add(days.saturating_mul(2))
     }
