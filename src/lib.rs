@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod bench_file;
 pub mod ops_stream;
 pub mod period;
 pub mod replay;
@@ -18,6 +19,9 @@ pub const BUNDLED_TRACE: &[u8] = include_bytes!("../data/KTH-SP2-1996-2.1-cln.sw
 
 /// The bundled trace's name, as reports print it.
 pub const BUNDLED_NAME: &str = "KTH-SP2-1996-2.1-cln.swf.gz (bundled)";
+
+/// The commit this crate was built from (`unknown` outside a git checkout).
+pub const GIT_REVISION: &str = env!("RESBENCH_GIT_REVISION");
 
 /// This process's command line as a user would retype it: `resbench` and its arguments,
 /// quoted where they hold spaces.

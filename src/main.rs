@@ -2,12 +2,14 @@
 
 mod replay_command;
 
+use std::fs;
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
+use resbench::bench_file::{is_bench_file, BenchFile};
 use resbench::run_file::RunFile;
 use resbench::{command_line, ops_stream, report};
 use structures::Config;
@@ -24,14 +26,18 @@ enum Command {
     /// Replay a trace (or a synthetic workload) with conservative backfilling on one or
     /// every structure, and report the work done.
     Replay(Box<replay_command::Args>),
-    /// Turn run files into `index.md` and `index.html` with SVG plots.
+    /// Turn run files (or benchmark files) into `index.md` and `index.html` with SVG plots.
     Report {
-        /// Run files written by `replay --out`.
+        /// Run files written by `replay --out`, or benchmark files written by the
+        /// benches crate's `record` (not both kinds at once).
         #[arg(required = true)]
         runs: Vec<PathBuf>,
         /// The folder to write the report into.
         #[arg(long)]
         out: PathBuf,
+        /// With benchmark files: rewrite this README's summary between its markers.
+        #[arg(long)]
+        readme: Option<PathBuf>,
     },
     /// Apply a JSON-lines op stream from stdin; write one JSON outcome per line.
     Ops {
@@ -50,6 +56,15 @@ enum Command {
     },
 }
 
+/// Whether `path` holds benchmark results (anything else is read as a run file, which
+/// reports its own errors).
+fn is_benchmarks(path: &Path) -> bool {
+    fs::read_to_string(path)
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .is_some_and(|value| is_bench_file(&value))
+}
+
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
@@ -63,9 +78,23 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Replay(args) => replay_command::run(&args),
-        Command::Report { runs, out } => {
-            let runs = runs.iter().map(|path| RunFile::read(path)).collect::<Result<Vec<_>>>()?;
-            let page = report::render(&runs, &out, &command_line())?;
+        Command::Report { runs, out, readme } => {
+            let benchmarks = runs.iter().filter(|path| is_benchmarks(path)).count();
+            let page = if benchmarks == 0 {
+                if readme.is_some() {
+                    bail!("--readme takes benchmark files; these are run files");
+                }
+                let runs = runs.iter().map(|path| RunFile::read(path)).collect::<Result<Vec<_>>>()?;
+                report::render(&runs, &out, &command_line())?
+            } else if benchmarks == runs.len() {
+                let files = runs.iter().map(|path| BenchFile::read(path)).collect::<Result<Vec<_>>>()?;
+                report::bench::render(&files, &out, &command_line(), readme.as_deref())?
+            } else {
+                bail!(
+                    "give run files or benchmark files, not both ({benchmarks} of {} are benchmark files)",
+                    runs.len()
+                );
+            };
             println!("wrote {}", page.display());
             Ok(())
         }

@@ -241,7 +241,7 @@ impl RunFile {
         let (trim, options) = (setup.trim, setup.options);
         Self {
             schema: SCHEMA,
-            git_revision: env!("RESBENCH_GIT_REVISION").to_owned(),
+            git_revision: crate::GIT_REVISION.to_owned(),
             command: setup.command.clone(),
             trace: setup.trace.clone(),
             structure: run.structure.name().to_owned(),

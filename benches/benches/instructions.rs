@@ -1,18 +1,25 @@
-//! gungraun (callgrind): instruction counts of the seeded `check` and `earliest` calls
-//! per structure on two fixed states. The setup (building the state, checking every
-//! answer against the oracle) is not counted. Needs `gungraun-runner` at the library's
-//! version (`ci/gate` installs it).
+//! gungraun (callgrind): instruction counts of seeded calls per structure: `check` and
+//! `earliest` on two fixed states, the other operations on one. The setup (building the
+//! state, checking every answer against the oracle, the allocations a `release` undoes)
+//! is not counted. `cargo bench` needs `gungraun-runner` at the library's version
+//! (`ci/gate` installs it); under `cargo test` (no `--bench` argument) every benchmark's
+//! setup and calls run once instead, without valgrind, as a test.
 
 use std::hint::black_box;
 
-use benches::queries::{cases, check_answers};
+use benches::queries::{calls, check_answers};
 use benches::states;
-use gungraun::{library_benchmark, library_benchmark_group, main};
 use oracle::{apply, Op};
 use structures::{AvailabilityIndex, Kind};
 
 /// Calls per benchmark.
 const CALLS: usize = 40;
+
+/// The states measured, and the operations measured on each.
+const PLAN: [(&str, &[&str]); 2] = [
+    ("kth-1000", &["check", "earliest", "allocate", "release", "free_frames", "options"]),
+    ("synthetic-1000", &["check", "earliest"]),
+];
 
 fn setup(kind: &str, state: &str, op: &str) -> (Box<dyn AvailabilityIndex>, Vec<Op>) {
     let state = match state {
@@ -20,35 +27,18 @@ fn setup(kind: &str, state: &str, op: &str) -> (Box<dyn AvailabilityIndex>, Vec<
         _ => states::synthetic(1_000, 7),
     };
     let kind: Kind = kind.parse().expect("a registered structure");
-    let all = cases(&state, CALLS, 11);
+    let calls = calls(&state, op, CALLS, 11);
     let mut index = state.build(kind).expect("the state fits the structure");
-    check_answers(index.as_mut(), &all).expect("the structure answers as the oracle does");
-    (index, all.into_iter().filter(|c| c.op.name() == op).map(|c| c.op).collect())
+    check_answers(index.as_mut(), &calls.cases).expect("the structure answers as the reference does");
+    // A release needs the allocations before it; they run here, uncounted.
+    let first = calls.timed[0];
+    for case in &calls.cases[..first] {
+        apply(index.as_mut(), &case.op);
+    }
+    (index, calls.timed.iter().map(|&i| calls.cases[i].op.clone()).collect())
 }
 
-#[library_benchmark]
-#[benches::check(
-    args = [
-        ("rbtree", "kth-1000", "check"), ("list", "kth-1000", "check"), ("btree", "kth-1000", "check"),
-        ("slotted", "kth-1000", "check"), ("segtree", "kth-1000", "check"), ("calendar", "kth-1000", "check"),
-        ("rbtree", "synthetic-1000", "check"), ("list", "synthetic-1000", "check"),
-        ("btree", "synthetic-1000", "check"), ("slotted", "synthetic-1000", "check"),
-        ("segtree", "synthetic-1000", "check"), ("calendar", "synthetic-1000", "check"),
-    ],
-    setup = setup
-)]
-#[benches::earliest(
-    args = [
-        ("rbtree", "kth-1000", "earliest"), ("list", "kth-1000", "earliest"), ("btree", "kth-1000", "earliest"),
-        ("slotted", "kth-1000", "earliest"), ("segtree", "kth-1000", "earliest"),
-        ("calendar", "kth-1000", "earliest"), ("rbtree", "synthetic-1000", "earliest"),
-        ("list", "synthetic-1000", "earliest"), ("btree", "synthetic-1000", "earliest"),
-        ("slotted", "synthetic-1000", "earliest"), ("segtree", "synthetic-1000", "earliest"),
-        ("calendar", "synthetic-1000", "earliest"),
-    ],
-    setup = setup
-)]
-fn calls(input: (Box<dyn AvailabilityIndex>, Vec<Op>)) -> usize {
+fn run(input: (Box<dyn AvailabilityIndex>, Vec<Op>)) -> usize {
     let (mut index, ops) = input;
     let mut answered = 0;
     for op in &ops {
@@ -57,6 +47,83 @@ fn calls(input: (Box<dyn AvailabilityIndex>, Vec<Op>)) -> usize {
     answered
 }
 
-library_benchmark_group!(name = operations; benchmarks = calls);
+mod callgrind {
+    use super::*;
+    use gungraun::{library_benchmark, library_benchmark_group, main};
 
-main!(library_benchmark_groups = operations);
+    #[library_benchmark]
+    #[benches::check(
+        args = [
+            ("rbtree", "kth-1000", "check"), ("list", "kth-1000", "check"), ("btree", "kth-1000", "check"),
+            ("slotted", "kth-1000", "check"), ("segtree", "kth-1000", "check"), ("calendar", "kth-1000", "check"),
+            ("rbtree", "synthetic-1000", "check"), ("list", "synthetic-1000", "check"),
+            ("btree", "synthetic-1000", "check"), ("slotted", "synthetic-1000", "check"),
+            ("segtree", "synthetic-1000", "check"), ("calendar", "synthetic-1000", "check"),
+        ],
+        setup = setup
+    )]
+    #[benches::earliest(
+        args = [
+            ("rbtree", "kth-1000", "earliest"), ("list", "kth-1000", "earliest"), ("btree", "kth-1000", "earliest"),
+            ("slotted", "kth-1000", "earliest"), ("segtree", "kth-1000", "earliest"),
+            ("calendar", "kth-1000", "earliest"), ("rbtree", "synthetic-1000", "earliest"),
+            ("list", "synthetic-1000", "earliest"), ("btree", "synthetic-1000", "earliest"),
+            ("slotted", "synthetic-1000", "earliest"), ("segtree", "synthetic-1000", "earliest"),
+            ("calendar", "synthetic-1000", "earliest"),
+        ],
+        setup = setup
+    )]
+    #[benches::updates(
+        args = [
+            ("rbtree", "kth-1000", "allocate"), ("list", "kth-1000", "allocate"), ("btree", "kth-1000", "allocate"),
+            ("slotted", "kth-1000", "allocate"), ("segtree", "kth-1000", "allocate"),
+            ("calendar", "kth-1000", "allocate"), ("rbtree", "kth-1000", "release"), ("list", "kth-1000", "release"),
+            ("btree", "kth-1000", "release"), ("slotted", "kth-1000", "release"), ("segtree", "kth-1000", "release"),
+            ("calendar", "kth-1000", "release"),
+        ],
+        setup = setup
+    )]
+    #[benches::scans(
+        args = [
+            ("rbtree", "kth-1000", "free_frames"), ("list", "kth-1000", "free_frames"),
+            ("btree", "kth-1000", "free_frames"), ("slotted", "kth-1000", "free_frames"),
+            ("segtree", "kth-1000", "free_frames"), ("calendar", "kth-1000", "free_frames"),
+            ("rbtree", "kth-1000", "options"), ("list", "kth-1000", "options"), ("btree", "kth-1000", "options"),
+            ("slotted", "kth-1000", "options"), ("segtree", "kth-1000", "options"), ("calendar", "kth-1000", "options"),
+        ],
+        setup = setup
+    )]
+    fn calls(input: (Box<dyn AvailabilityIndex>, Vec<Op>)) -> usize {
+        run(input)
+    }
+
+    library_benchmark_group!(name = operations; benchmarks = calls);
+
+    main!(library_benchmark_groups = operations);
+
+    /// gungraun's generated entry point.
+    pub fn start() {
+        main();
+    }
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let first = args.next();
+    if first.as_deref() == Some("--gungraun-run")
+        || first.as_deref() == Some("--bench")
+        || args.any(|a| a == "--bench")
+    {
+        return callgrind::start();
+    }
+    for (state, ops) in PLAN {
+        for op in ops {
+            for kind in Kind::ALL {
+                let input = setup(kind.name(), state, op);
+                let expected = input.1.len();
+                assert_eq!(run(input), expected, "{kind} {op} on {state}: a call was refused");
+            }
+        }
+    }
+    println!("instructions: every benchmark's calls ran once and answered as the reference");
+}

@@ -1,32 +1,90 @@
-//! Criterion: `check` and `earliest` per structure on every benchmark state, one group
-//! per operation so structures are compared side by side in one run. Every input's
-//! answers are checked against the oracle before it is timed, so `cargo test --benches`
-//! runs this as a test.
+//! Criterion: every operation per structure on every benchmark state, one group per
+//! operation so structures are compared side by side in one run, and whole replays
+//! (jobs per second). Every input's answers are checked against the reference before it
+//! is timed, so `cargo test --benches` runs this as a test; there (no `--bench`
+//! argument) the states over [`TEST_ENTRIES`] entries are skipped, since building them
+//! unoptimised takes minutes, and `cargo bench` checks them instead.
+//!
+//! With the `uncounted` feature the structures count no work; the groups then carry an
+//! `uncounted/` prefix, so one report shows what the cost accounting adds.
 
 use std::hint::black_box;
+use std::time::{Duration, Instant};
 
-use benches::queries::{cases, check_answers};
-use benches::states;
+use benches::queries::{calls, check_answers, Calls, OPERATIONS};
+use benches::{replays, states};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use structures::Kind;
+use oracle::apply;
+use structures::{AvailabilityIndex, Kind};
+
+/// Calls per measured operation and state.
+const CALLS: usize = 100;
+
+/// Under `cargo test`, states above this many entries are skipped.
+const TEST_ENTRIES: usize = 20_000;
+
+fn prefix() -> &'static str {
+    if cfg!(feature = "uncounted") {
+        "uncounted/"
+    } else {
+        ""
+    }
+}
+
+fn benchmarking() -> bool {
+    std::env::args().any(|arg| arg == "--bench")
+}
+
+/// Runs every call, timing only the measured ones (one clock read around a call when
+/// other calls interleave, about 20 ns, so allocate and release carry that too).
+fn timed(index: &mut dyn AvailabilityIndex, calls: &Calls) -> Duration {
+    if calls.timed.len() == calls.cases.len() {
+        let start = Instant::now();
+        for case in &calls.cases {
+            black_box(apply(index, &case.op));
+        }
+        return start.elapsed();
+    }
+    let mut total = Duration::ZERO;
+    let mut next = calls.timed.iter().peekable();
+    for (i, case) in calls.cases.iter().enumerate() {
+        if next.next_if_eq(&&i).is_some() {
+            let start = Instant::now();
+            black_box(apply(index, &case.op));
+            total += start.elapsed();
+        } else {
+            black_box(apply(index, &case.op));
+        }
+    }
+    total
+}
 
 fn operations(c: &mut Criterion) {
-    let states = states::all();
-    for op in ["check", "earliest"] {
-        let mut group = c.benchmark_group(op);
-        for state in &states {
-            let all = cases(state, 200, 11);
-            let calls: Vec<_> = all.iter().filter(|case| case.op.name() == op).cloned().collect();
-            group.throughput(Throughput::Elements(calls.len() as u64));
-            for kind in Kind::ALL {
-                let Ok(mut index) = state.build(kind) else { continue };
-                check_answers(index.as_mut(), &calls).unwrap_or_else(|e| panic!("{} {e}", state.name));
-                group.bench_with_input(BenchmarkId::new(kind.name(), &state.name), &calls, |b, calls| {
-                    b.iter(|| {
-                        for case in calls {
-                            black_box(oracle::apply(index.as_mut(), &case.op));
-                        }
-                    });
+    let mut built = Vec::new();
+    for state in states::all() {
+        if !benchmarking() && state.entries > TEST_ENTRIES {
+            println!("test mode: {} ({} entries) is checked by cargo bench only", state.name, state.entries);
+            continue;
+        }
+        let mut indexes = Vec::new();
+        for kind in Kind::ALL {
+            match state.build(kind) {
+                Ok(index) => indexes.push(index),
+                Err(why) => println!("{kind} on {} skipped: {why}", state.name),
+            }
+        }
+        built.push((state, indexes));
+    }
+    for op in OPERATIONS {
+        let mut group = c.benchmark_group(format!("{}{op}", prefix()));
+        for (state, indexes) in &mut built {
+            let calls = calls(state, op, CALLS, 11);
+            group.throughput(Throughput::Elements(calls.timed.len() as u64));
+            for index in indexes.iter_mut() {
+                check_answers(index.as_mut(), &calls.cases).unwrap_or_else(|e| panic!("{} {e}", state.name));
+                let id = BenchmarkId::new(index.name(), &state.name);
+                group.bench_function(id, |b| {
+                    b.iter_custom(|iters| (0..iters).map(|_| timed(index.as_mut(), &calls)).sum());
                 });
             }
         }
@@ -34,5 +92,30 @@ fn operations(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, operations);
+fn whole_replays(c: &mut Criterion) {
+    let mut group = c.benchmark_group(format!("{}replay", prefix()));
+    group.sample_size(10);
+    for input in replays::all() {
+        group.throughput(Throughput::Elements(input.workload.requests.len() as u64));
+        for kind in Kind::ALL {
+            if let Err(why) = input.run(kind) {
+                panic!("{why}");
+            }
+            group.bench_function(BenchmarkId::new(kind.name(), &input.name), |b| {
+                b.iter(|| black_box(input.run(kind)));
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    // Short runs: about 400 benchmarks in one `cargo bench`; medians are what we report.
+    config = Criterion::default()
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    targets = operations, whole_replays
+}
 criterion_main!(benches);

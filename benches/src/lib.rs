@@ -5,6 +5,8 @@
 //!   seeded synthetic generator, at several sizes;
 //! - [`queries`]: seeded `check` and `earliest` calls on a state, each with the oracle's
 //!   answer, asserted before anything is measured (every benchmark is also a test);
+//! - [`replays`]: the first jobs of each trace, with the schedule every structure must
+//!   produce, for whole-replay throughput;
 //! - [`work`]: the exact visited and worst-case counts of those calls per structure,
 //!   the machine-independent numbers `ci/gate` compares against `ci/baseline.json`.
 #![deny(missing_docs)]
@@ -12,5 +14,7 @@
 
 pub mod gate;
 pub mod queries;
+pub mod record;
+pub mod replays;
 pub mod states;
 pub mod work;

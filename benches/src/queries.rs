@@ -1,11 +1,30 @@
-//! Seeded `check` and `earliest` calls on a state, each with the oracle's answer.
+//! Seeded calls of every operation on a state, each with the answer every structure
+//! must give: the oracle's, or above [`ORACLE_CAP`] entries the B-tree profile's.
 
 use oracle::{apply, Op, Oracle, Outcome};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use structures::{AvailabilityIndex, Cost};
+use structures::{AvailabilityIndex, Cost, Kind, Time};
 
-use crate::states::{State, SLOT};
+use crate::states::{State, ORACLE_CAP, SLOT};
+
+/// The operations the timed suites measure, as [`Op::name`] spells them.
+pub const OPERATIONS: [&str; 6] = ["check", "earliest", "allocate", "release", "free_frames", "options"];
+
+/// The index whose answers the cases expect: the oracle, or the B-tree profile on states
+/// over [`ORACLE_CAP`] entries.
+///
+/// # Panics
+/// If the state does not load (a bug in the state's construction).
+pub fn reference(state: &State) -> Box<dyn AvailabilityIndex> {
+    if state.entries > ORACLE_CAP {
+        return state.build(Kind::BTree).expect("the B-tree profile takes every state");
+    }
+    let mut oracle = Oracle::new(state.capacity, state.config).expect("a valid configuration");
+    oracle.advance(state.now).expect("a later present");
+    oracle.load_frames(&state.frames).expect("the state's own frames");
+    Box::new(oracle)
+}
 
 /// One call and the answer every structure must give.
 #[derive(Debug, Clone)]
@@ -23,15 +42,11 @@ pub struct Case {
 /// # Panics
 /// If the oracle cannot take the state (a bug in the state's construction).
 pub fn cases(state: &State, count: usize, seed: u64) -> Vec<Case> {
-    let mut oracle = Oracle::new(state.capacity, state.config).expect("a valid configuration");
-    oracle.advance(state.now).expect("a later present");
-    oracle.load_frames(&state.frames).expect("the state's own frames");
-    let slots = (state.config.limit(state.now) - state.now) / SLOT;
+    let mut oracle = reference(state);
     let mut rng = StdRng::seed_from_u64(seed);
     (0..count)
         .map(|k| {
-            let length = SLOT * rng.random_range(1..=64.min(slots / 2).max(1));
-            let start = state.now + SLOT * rng.random_range(0..(slots / 2).max(1));
+            let (start, length) = window(state, &mut rng);
             let op = if k % 2 == 0 {
                 Op::Check { start, end: start + length, n: rng.random_range(1..=state.capacity) }
             } else {
@@ -41,10 +56,85 @@ pub fn cases(state: &State, count: usize, seed: u64) -> Vec<Case> {
                     n: rng.random_range(1..=state.capacity.div_ceil(2)),
                 }
             };
-            let expected = apply(&mut oracle, &op);
+            let expected = apply(oracle.as_mut(), &op);
             Case { op, expected }
         })
         .collect()
+}
+
+/// A window of 1 to 64 slots starting in the first half of the horizon.
+fn window(state: &State, rng: &mut StdRng) -> (Time, Time) {
+    let slots = (state.config.limit(state.now) - state.now) / SLOT;
+    let length = SLOT * rng.random_range(1..=64.min(slots / 2).max(1));
+    let start = state.now + SLOT * rng.random_range(0..(slots / 2).max(1));
+    (start, length)
+}
+
+/// `count` seeded calls of `operation` (one of [`OPERATIONS`]) on `state`, windows as in
+/// [`cases`]. Updates come as `count` allocations, each of the lowest ids free throughout
+/// its window after the ones before it, then the `count` releases that undo them, so the
+/// list leaves the state as it found it and a suite can run it again and again; `timed`
+/// says which half is measured.
+///
+/// # Panics
+/// On an operation not in [`OPERATIONS`], or a state the reference cannot take.
+pub fn calls(state: &State, operation: &str, count: usize, seed: u64) -> Calls {
+    if matches!(operation, "check" | "earliest") {
+        let cases: Vec<Case> =
+            cases(state, 2 * count, seed).into_iter().filter(|c| c.op.name() == operation).collect();
+        return Calls { timed: (0..cases.len()).collect(), cases };
+    }
+    let mut reference = reference(state);
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut ops = Vec::new();
+    while ops.len() < count {
+        let (start, length) = window(state, &mut rng);
+        let end = start + length;
+        ops.push(match operation {
+            "free_frames" => Op::FreeFrames { from: start, to: end },
+            "options" => Op::Options {
+                from: start,
+                to: end,
+                min_duration: SLOT * rng.random_range(1..=4),
+                min_n: rng.random_range(1..=state.capacity.div_ceil(4)),
+            },
+            "allocate" | "release" => {
+                let n = u64::from(rng.random_range(1..=state.capacity.div_ceil(8)));
+                let Ok(Some(free)) = reference.check(start, end, 1) else { continue };
+                let Some(set) = free.first(n) else { continue };
+                // Applied now, so the next allocation is chosen in the state after it.
+                reference.allocate(start, end, &set).expect("ids free throughout the window");
+                Op::Allocate { start, end, set }
+            }
+            other => panic!("no benchmark calls for {other:?}"),
+        });
+    }
+    let mut reference = self::reference(state);
+    let releases: Vec<Op> = ops
+        .iter()
+        .filter_map(|op| match op {
+            Op::Allocate { start, end, set } => {
+                Some(Op::Release { start: *start, end: *end, set: set.clone() })
+            }
+            _ => None,
+        })
+        .collect();
+    let cases: Vec<Case> = ops
+        .into_iter()
+        .chain(releases)
+        .map(|op| Case { expected: apply(reference.as_mut(), &op), op })
+        .collect();
+    let timed = cases.iter().enumerate().filter(|(_, c)| c.op.name() == operation).map(|(i, _)| i).collect();
+    Calls { cases, timed }
+}
+
+/// Seeded calls of one operation, in the order they must run.
+#[derive(Debug, Clone)]
+pub struct Calls {
+    /// Every call, with its expected answer.
+    pub cases: Vec<Case>,
+    /// The positions in `cases` of the calls of the measured operation.
+    pub timed: Vec<usize>,
 }
 
 /// Runs every case on `index` and compares its answer with the oracle's; returns each

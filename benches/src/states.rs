@@ -5,12 +5,31 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use resbench::replay::{final_state, horizon_for, Mode, Options};
 use resbench::swf;
-use resbench::workload::workload;
+use resbench::workload::{declared_capacity, workload};
 use resbench::{BUNDLED_NAME, BUNDLED_TRACE};
+use std::path::{Path, PathBuf};
 use structures::{AvailabilityIndex, Config, Kind, RangeSet, Time, TimeFrame};
 
 /// Every state runs with one-minute slots, so the slotted structures take part.
 pub const SLOT: Time = 60;
+
+/// The sorted list is not built above this many entries: its `load_frames` inserts into
+/// a vector, O(n²) in all, which takes hours at 10⁶ entries. Its growth is measured up
+/// to here.
+pub const LIST_CAP: usize = 100_000;
+
+/// Above this many entries the oracle is too slow to give the expected answers (its
+/// release cuts every rectangle, so loading a state is O(n²)); the B-tree profile, which
+/// the differential suite checks against the oracle, gives them instead.
+pub const ORACLE_CAP: usize = 20_000;
+
+/// The shared traces snapshotted when `../shared/traces/` is beside the checkout, with
+/// the name their states take.
+pub const SHARED: [(&str, &str); 3] = [
+    ("CTC-SP2-1996-3.1-cln.swf.gz", "ctc"),
+    ("SDSC-BLUE-2000-4.2-cln.swf.gz", "sdsc-blue"),
+    ("HPC2N-2002-2.2-cln.swf.gz", "hpc2n"),
+];
 
 /// One benchmark state.
 #[derive(Debug, Clone)]
@@ -33,8 +52,16 @@ impl State {
     /// The state on a new structure of `kind`.
     ///
     /// # Errors
-    /// When the structure cannot take the configuration (too many slots).
-    pub fn build(&self, kind: Kind) -> Result<Box<dyn AvailabilityIndex>, structures::Error> {
+    /// When the structure cannot take the configuration (too many slots), or it is the
+    /// sorted list on a state over [`LIST_CAP`] entries.
+    pub fn build(&self, kind: Kind) -> Result<Box<dyn AvailabilityIndex>, String> {
+        if kind == Kind::SortedList && self.entries > LIST_CAP {
+            return Err(format!("{kind} is not built above {LIST_CAP} entries (O(n²) to load)"));
+        }
+        self.build_unchecked(kind).map_err(|e| e.to_string())
+    }
+
+    fn build_unchecked(&self, kind: Kind) -> Result<Box<dyn AvailabilityIndex>, structures::Error> {
         let mut index = kind.build(self.capacity, self.config)?;
         index.advance(self.now)?;
         index.load_frames(&self.frames)?;
@@ -48,12 +75,31 @@ impl State {
 /// If the bundled trace does not replay (a bug, caught by the tests).
 pub fn kth(jobs: usize) -> State {
     let trace = swf::read_bytes(BUNDLED_TRACE, BUNDLED_NAME, false).expect("the bundled trace reads");
-    let load = workload(&trace, 100, Some(jobs));
+    snapshot(&trace, 100, jobs, format!("kth-{jobs}"))
+}
+
+/// The folder of the shared traces, when it is beside the checkout.
+pub fn shared_traces() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces");
+    dir.is_dir().then_some(dir)
+}
+
+/// The state after the first `jobs` jobs of the shared trace `file` (named `name`), or
+/// why there is none: the trace is not here, or does not read.
+pub fn shared(file: &str, name: &str, jobs: usize) -> Result<State, String> {
+    let path = shared_traces().ok_or("no ../shared/traces beside the checkout")?.join(file);
+    let trace = swf::read_path(&path, true).map_err(|e| e.to_string())?;
+    let capacity = declared_capacity(&trace).ok_or_else(|| format!("{file}: no MaxProcs or MaxNodes"))?;
+    Ok(snapshot(&trace, capacity, jobs, format!("{name}-{jobs}")))
+}
+
+fn snapshot(trace: &swf::Trace, capacity: u32, jobs: usize, name: String) -> State {
+    let load = workload(trace, capacity, Some(jobs));
     let options = Options { mode: Mode::PlanOnly, ..Options::default() };
     let horizon = horizon_for(&load, SLOT, &options).expect("the bundled trace replays");
     let config = Config { slot: SLOT, horizon: Some(horizon) };
     let (now, frames) = final_state(&load, config, &options).expect("the bundled trace replays");
-    finish(format!("kth-{jobs}"), 100, config, now, frames)
+    finish(name, capacity, config, now, frames)
 }
 
 /// A seeded synthetic state with about `entries` profile entries: rectangles of random
@@ -78,14 +124,29 @@ pub fn synthetic(entries: usize, seed: u64) -> State {
 
 fn finish(name: String, capacity: u32, config: Config, now: Time, frames: Vec<TimeFrame>) -> State {
     let mut state = State { name, capacity, config, now, frames, entries: 0 };
-    state.entries = state.build(Kind::RbTree).map_or(0, |index| index.size());
+    state.entries = state.build_unchecked(Kind::RbTree).map_or(0, |index| index.size());
     state
 }
 
-/// The states every suite measures: three points of the KTH replay and synthetic states
-/// of 10², 10³ and 10⁴ entries.
-pub fn all() -> Vec<State> {
+/// The states the CI gate measures: three points of the KTH replay and synthetic states
+/// of 10², 10³ and 10⁴ entries (small enough for every structure and the oracle).
+pub fn gated() -> Vec<State> {
     let mut states: Vec<State> = [1_000, 5_000, 20_000].into_iter().map(kth).collect();
     states.extend([100, 1_000, 10_000].into_iter().map(|entries| synthetic(entries, 7)));
+    states
+}
+
+/// The states the timed suites measure: those of [`gated`], the state after 10,000
+/// jobs of each [`SHARED`] trace that is here, and synthetic states of 10⁵ and 10⁶
+/// entries. Prints which shared traces it skipped, and why.
+pub fn all() -> Vec<State> {
+    let mut states = gated();
+    for (file, name) in SHARED {
+        match shared(file, name, 10_000) {
+            Ok(state) => states.push(state),
+            Err(why) => eprintln!("benchmark state {name}-10000 skipped: {why}"),
+        }
+    }
+    states.extend([100_000, 1_000_000].into_iter().map(|entries| synthetic(entries, 7)));
     states
 }

@@ -1,7 +1,9 @@
 //! `resbench report`: run files in, `index.md` and `index.html` out, with the seed's
 //! Figure 5 box plots and Figure 6 histogram as SVG files beside them, each with a
-//! sentence saying what it shows and the command that regenerates it.
+//! sentence saying what it shows and the command that regenerates it. Benchmark files
+//! make the performance report instead ([`bench`]).
 
+pub mod bench;
 mod doc;
 mod plots;
 

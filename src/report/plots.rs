@@ -1,5 +1,5 @@
 //! The report's SVG plots (plotters): the seed's Figure 5 box plots and its Figure 6
-//! histogram.
+//! histogram for replays, and log-log growth plots for benchmarks.
 
 use std::path::Path;
 
@@ -138,6 +138,73 @@ pub fn figure6(path: &Path, title: &str, histogram: &[(u64, u64)], upto: u64) ->
             let x = k as f64;
             Rectangle::new([(x - 0.4, 0.0), (x + 0.4, c as f64)], CHECK.mix(0.8).filled())
         }))
+        .map_err(failed)?;
+    root.present().map_err(failed)?;
+    Ok(())
+}
+
+/// One structure's line on a growth plot: `(size, ns per call)` points.
+pub struct Series<'a> {
+    /// The structure.
+    pub name: &'a str,
+    /// Points, by size.
+    pub points: Vec<(f64, f64)>,
+}
+
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+];
+
+/// Time per call against profile entries, both axes logarithmic, one line per structure.
+///
+/// # Errors
+/// When the file cannot be written.
+pub fn growth(path: &Path, title: &str, series: &[Series<'_>]) -> Result<()> {
+    let all = || series.iter().flat_map(|s| s.points.iter());
+    let (x_lo, x_hi) = all().fold((f64::MAX, f64::MIN), |(lo, hi), p| (lo.min(p.0), hi.max(p.0)));
+    let (y_lo, y_hi) = all().fold((f64::MAX, f64::MIN), |(lo, hi), p| (lo.min(p.1), hi.max(p.1)));
+    if x_lo > x_hi {
+        return Err(anyhow!("no points to plot"));
+    }
+    let root = SVGBackend::new(path, (720, 440)).into_drawing_area();
+    root.fill(&WHITE).map_err(failed)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d((x_lo / 1.5..x_hi * 1.5).log_scale(), (y_lo / 2.0..y_hi * 2.0).log_scale())
+        .map_err(failed)?;
+    chart
+        .configure_mesh()
+        .x_desc("profile entries")
+        .y_desc("median ns per call")
+        .x_label_formatter(&|x| format!("{x:.0e}"))
+        .y_label_formatter(&|y| format!("{y:.0e}"))
+        .draw()
+        .map_err(failed)?;
+    for (i, line) in series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        chart
+            .draw_series(LineSeries::new(line.points.iter().copied(), color.stroke_width(2)))
+            .map_err(failed)?
+            .label(line.name)
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
+        chart.draw_series(line.points.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(failed)?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK.mix(0.3))
+        .draw()
         .map_err(failed)?;
     root.present().map_err(failed)?;
     Ok(())

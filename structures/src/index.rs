@@ -30,6 +30,11 @@ pub struct Cost {
     pub worst: u64,
 }
 
+/// Whether the structures keep the [`Cost`] of their calls. The `uncounted` feature turns
+/// it off (then [`AvailabilityIndex::last_cost`] is always `None` and the worst cases are
+/// not computed), so that benchmarks can measure what the accounting adds.
+pub const COUNTING: bool = !cfg!(feature = "uncounted");
+
 /// Answers admission-control questions about `capacity` resources over time.
 ///
 /// Every implementation returns exactly the oracle's answer and the oracle's error for

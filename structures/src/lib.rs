@@ -22,7 +22,7 @@ mod sweep;
 pub use calendar::CalendarQueue;
 pub use config::{check_count, check_set, Config, MAX_SLOTS};
 pub use error::Error;
-pub use index::{rebuild, AvailabilityIndex, Cost, TimeFrame};
+pub use index::{rebuild, AvailabilityIndex, Cost, TimeFrame, COUNTING};
 pub use partitioned::Partitioned;
 pub use profile::{BTreeProfile, RbTreeProfile, SortedListProfile};
 pub use range_set::RangeSet;

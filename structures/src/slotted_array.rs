@@ -12,7 +12,9 @@ use std::cell::Cell;
 use std::collections::VecDeque;
 
 use crate::sweep;
-use crate::{check_count, rebuild, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame};
+use crate::{
+    check_count, rebuild, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame, COUNTING,
+};
 
 /// A reservation: `ids` busy from the start of the slot whose list holds it to `end`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -181,7 +183,7 @@ impl AvailabilityIndex for SlottedArray {
         check_count(n, self.capacity)?;
         let mut cost = Cost { worst: (e - s) / self.config.slot, ..Cost::default() };
         let answer = self.scan(self.index(s), e, u64::from(n), &mut cost.visited).ok();
-        self.cost.set(Some(cost));
+        self.cost.set(COUNTING.then_some(cost));
         Ok(answer)
     }
 
@@ -215,7 +217,7 @@ impl AvailabilityIndex for SlottedArray {
                 break None;
             }
         };
-        self.cost.set(Some(cost));
+        self.cost.set(COUNTING.then_some(cost));
         Ok(answer)
     }
 

@@ -22,7 +22,9 @@ use std::cell::Cell;
 
 use buckets::Buckets;
 
-use crate::{check_count, rebuild, sweep, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame};
+use crate::{
+    check_count, rebuild, sweep, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame, COUNTING,
+};
 
 /// The calendar's size, for reports and tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,7 +189,7 @@ impl AvailabilityIndex for CalendarQueue {
         let anchor = self.holding(s, &mut cost.search).0;
         cost.worst = self.walk_bound(anchor, e);
         let answer = self.intersect(anchor, e, u64::from(n), &mut cost.visited).ok();
-        self.cost.set(Some(cost));
+        self.cost.set(COUNTING.then_some(cost));
         Ok(answer)
     }
 
@@ -228,7 +230,7 @@ impl AvailabilityIndex for CalendarQueue {
         if let Some(reach) = reach {
             cost.worst = self.walk_bound(first, reach).saturating_mul(tried);
         }
-        self.cost.set(Some(cost));
+        self.cost.set(COUNTING.then_some(cost));
         Ok(answer)
     }
 

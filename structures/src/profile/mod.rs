@@ -22,7 +22,9 @@ pub use btree::BTreeStore;
 pub use rbtree::RbTree;
 pub use sorted_list::SortedList;
 
-use crate::{check_count, rebuild, sweep, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame};
+use crate::{
+    check_count, rebuild, sweep, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame, COUNTING,
+};
 
 /// The red-black tree threaded by a doubly linked list: the seed's structure.
 pub type RbTreeProfile = Profile<RbTree>;
@@ -136,7 +138,7 @@ impl<S: Store> AvailabilityIndex for Profile<S> {
         let (s, e) = self.config.window(self.now, start, end)?;
         check_count(n, self.capacity)?;
         let (answer, cost) = self.check_window(s, e, u64::from(n));
-        self.cost.set(Some(cost));
+        self.cost.set(COUNTING.then_some(cost));
         Ok(answer)
     }
 
@@ -145,7 +147,7 @@ impl<S: Store> AvailabilityIndex for Profile<S> {
         self.config.search(self.now, ready, duration)?;
         check_count(n, self.capacity)?;
         let (answer, cost) = self.earliest_start(ready, duration, u64::from(n));
-        self.cost.set(Some(cost));
+        self.cost.set(COUNTING.then_some(cost));
         Ok(answer)
     }
 

@@ -3,7 +3,7 @@
 
 use super::{Profile, Store};
 use crate::sweep::intersect_until;
-use crate::{Cost, RangeSet, Time, TimeFrame};
+use crate::{Cost, RangeSet, Time, TimeFrame, COUNTING};
 
 impl<S: Store> Profile<S> {
     /// The entries from the one holding `s` to the last one starting before `e`.
@@ -13,6 +13,9 @@ impl<S: Store> Profile<S> {
 
     /// Entries from the one holding `t` to the end: the seed's `m`.
     fn entries_from(&self, t: Time) -> u64 {
+        if !COUNTING {
+            return 0;
+        }
         (self.store.count() - self.store.rank(t) + 1) as u64
     }
 
@@ -46,7 +49,7 @@ impl<S: Store> Profile<S> {
     pub(super) fn earliest_start(&self, ready: Time, duration: Time, n: u64) -> (Option<TimeFrame>, Cost) {
         let limit = self.config.limit(self.now);
         let from = self.config.floor(ready);
-        let first_rank = self.store.rank(from);
+        let first_rank = if COUNTING { self.store.rank(from) } else { 0 };
         let mut cost = Cost::default();
         let mut walk = self.store.iter_from(from, &mut cost.search);
         let mut potential_rank = None;
@@ -75,7 +78,7 @@ impl<S: Store> Profile<S> {
                 break Some(TimeFrame { start, end, free });
             }
         };
-        if let Some(rank) = potential_rank {
+        if let Some(rank) = potential_rank.filter(|_| COUNTING) {
             let m = (self.store.count() - rank + 1) as u64;
             cost.worst = m * m;
         }

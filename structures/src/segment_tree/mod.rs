@@ -18,7 +18,9 @@ use std::cell::Cell;
 use node::Tag;
 use tree::Tree;
 
-use crate::{check_count, rebuild, sweep, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame};
+use crate::{
+    check_count, rebuild, sweep, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame, COUNTING,
+};
 
 /// Nodes a range query enters per level, at most.
 const FOLD_PER_LEVEL: u64 = 4;
@@ -139,11 +141,15 @@ impl AvailabilityIndex for SegmentTree {
         let (a, b) = self.span(s, e);
         let n = u64::from(n);
         let mut cost = Cost {
-            worst: self.pieces(a, b).count() as u64 * FOLD_PER_LEVEL * self.tree.levels(),
+            worst: if COUNTING {
+                self.pieces(a, b).count() as u64 * FOLD_PER_LEVEL * self.tree.levels()
+            } else {
+                0
+            },
             ..Cost::default()
         };
         let agg = self.fold(a, b, n, &mut cost.visited);
-        self.cost.set(Some(cost));
+        self.cost.set(COUNTING.then_some(cost));
         Ok(Some(agg.all).filter(|all| all.count() >= n))
     }
 
@@ -169,7 +175,9 @@ impl AvailabilityIndex for SegmentTree {
             let Some(end) = start.checked_add(duration) else { break None };
             let Some(window_end) = self.config.ceil(end).filter(|&q| q <= limit) else { break None };
             let b = self.index(window_end - 1) + 1;
-            cost.worst += self.pieces(candidate, b).count() as u64 * per_range;
+            if COUNTING {
+                cost.worst += self.pieces(candidate, b).count() as u64 * per_range;
+            }
             if let Some(blocked) = self.last_below(candidate, b, n, &mut cost.visited) {
                 candidate = blocked + 1;
                 continue;
@@ -180,7 +188,7 @@ impl AvailabilityIndex for SegmentTree {
             }
             candidate += 1;
         };
-        self.cost.set(Some(cost));
+        self.cost.set(COUNTING.then_some(cost));
         Ok(answer)
     }
 

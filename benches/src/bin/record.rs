@@ -1,0 +1,85 @@
+//! `record [--criterion DIR] [--instructions DIR] [--out DIR]`: collects the last
+//! `cargo bench` (criterion's and gungraun's results under `target/`), measures the work
+//! suite and each structure's memory on every benchmark state, and writes one new
+//! benchmark file into `reports/benchmarks/runs/` (never overwriting one).
+
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::{bail, Context, Result};
+use benches::gate::read_gungraun;
+use benches::{record, states, work};
+use resbench::bench_file::{BenchFile, Memory, BENCH_KIND, BENCH_SCHEMA};
+use resbench::period::format_utc;
+use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
+use std::alloc::System;
+use structures::Kind;
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+fn main() -> Result<()> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut criterion = root.join("target/criterion");
+    let mut instructions = root.join("target/gungraun/benches/instructions");
+    let mut out = root.join("reports/benchmarks/runs");
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let value = args.next().map(PathBuf::from);
+        match (flag.as_str(), value) {
+            ("--criterion", Some(dir)) => criterion = dir,
+            ("--instructions", Some(dir)) => instructions = dir,
+            ("--out", Some(dir)) => out = dir,
+            _ => bail!("usage: record [--criterion DIR] [--instructions DIR] [--out DIR]"),
+        }
+    }
+    let recorded = format_utc(SystemTime::now().duration_since(UNIX_EPOCH)?.as_secs());
+    let states = states::all();
+    let mut memory = Vec::new();
+    for state in &states {
+        for kind in Kind::ALL {
+            let region = Region::new(GLOBAL);
+            let Ok(index) = state.build(kind) else { continue };
+            let change = region.change();
+            let live = change.bytes_allocated as i128 - change.bytes_deallocated as i128
+                + change.bytes_reallocated as i128;
+            let bytes = u64::try_from(live).unwrap_or(0);
+            memory.push(Memory {
+                structure: kind.name().into(),
+                state: state.name.clone(),
+                entries: state.entries as u64,
+                bytes,
+            });
+            drop(index);
+        }
+    }
+    let size = |name: &str| states.iter().find(|s| s.name == name).map(|s| s.entries as u64);
+    let mut results = record::criterion(&criterion, &size).map_err(anyhow::Error::msg)?;
+    if results.is_empty() {
+        bail!("no criterion results under {}: run `cargo bench` first", criterion.display());
+    }
+    let counts = if instructions.is_dir() {
+        read_gungraun(&instructions).map_err(anyhow::Error::msg)?
+    } else {
+        Vec::new()
+    };
+    let work = work::measure(&states, &Kind::ALL).map_err(anyhow::Error::msg)?;
+    record::annotate(&mut results, &counts, &work);
+    let file = BenchFile {
+        schema: BENCH_SCHEMA,
+        kind: BENCH_KIND.into(),
+        revision: record::revision(),
+        recorded,
+        machine: record::machine(),
+        results,
+        memory,
+    };
+    let path = file.write_new(&out).context("cannot record the results")?;
+    println!(
+        "recorded {} results, {} memory measurements: {}",
+        file.results.len(),
+        file.memory.len(),
+        path.display()
+    );
+    Ok(())
+}

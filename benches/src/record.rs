@@ -1,0 +1,127 @@
+//! Collecting one benchmark run into a [`BenchFile`]: criterion's medians, gungraun's
+//! instruction counts, the work suite's visited and worst cases, and the machine.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use resbench::bench_file::{BenchResult, Machine};
+use serde_json::Value;
+
+use crate::gate::Instructions;
+use crate::work::Work;
+
+/// Every criterion result under `dir` (`<group>/<function>/<value>/new/`): group names
+/// with an `uncounted/` prefix are the `uncounted` build. `size` gives a state's entries
+/// (`None` for a replay, whose size is its jobs).
+///
+/// # Errors
+/// A result folder whose files cannot be read or lack the fields criterion writes.
+pub fn criterion(dir: &Path, size: &dyn Fn(&str) -> Option<u64>) -> Result<Vec<BenchResult>, String> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        let entries = fs::read_dir(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() && path.file_name().is_some_and(|n| n == "new") {
+                found.push(read_result(&path, size)?);
+            } else if path.is_dir() {
+                pending.push(path);
+            }
+        }
+    }
+    found.sort_by(|a, b| {
+        (&a.operation, a.counted, &a.state, &a.structure).cmp(&(
+            &b.operation,
+            b.counted,
+            &b.state,
+            &b.structure,
+        ))
+    });
+    Ok(found)
+}
+
+fn read_json(path: &Path) -> Result<Value, String> {
+    let text = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn read_result(dir: &Path, size: &dyn Fn(&str) -> Option<u64>) -> Result<BenchResult, String> {
+    let bench = read_json(&dir.join("benchmark.json"))?;
+    let estimates = read_json(&dir.join("estimates.json"))?;
+    let bad = |what: &str| format!("{}: {what}", dir.display());
+    let text = |key: &str| bench[key].as_str().map(str::to_owned).ok_or_else(|| bad(key));
+    let group = text("group_id")?;
+    let (counted, operation) = match group.strip_prefix("uncounted/") {
+        Some(op) => (false, op.to_owned()),
+        None => (true, group.clone()),
+    };
+    let state = text("value_str")?;
+    let calls = bench["throughput"]["Elements"].as_u64().ok_or_else(|| bad("throughput"))?;
+    let number = |path: [&str; 3]| {
+        let value = &estimates[path[0]];
+        let value = if path[1].is_empty() { value } else { &value[path[1]] };
+        value[path[2]].as_f64().ok_or_else(|| bad(&path.join(".")))
+    };
+    Ok(BenchResult {
+        structure: text("function_id")?,
+        size: size(&state).unwrap_or(calls),
+        operation,
+        counted,
+        state,
+        calls,
+        median_ns: number(["median", "", "point_estimate"])?,
+        low_ns: number(["median", "confidence_interval", "lower_bound"])?,
+        high_ns: number(["median", "confidence_interval", "upper_bound"])?,
+        mad_ns: number(["median_abs_dev", "", "point_estimate"])?,
+        instructions: None,
+        visited: None,
+        worst: None,
+    })
+}
+
+/// Adds gungraun's instruction counts and the work suite's counts to the counted
+/// results they measure.
+pub fn annotate(results: &mut [BenchResult], instructions: &[Instructions], work: &[Work]) {
+    for r in results.iter_mut().filter(|r| r.counted) {
+        let key = (&r.structure, &r.operation, &r.state);
+        r.instructions =
+            instructions.iter().find(|i| (&i.structure, &i.op, &i.state) == key).map(|i| i.instructions);
+        if let Some(w) = work.iter().find(|w| (&w.structure, &w.op, &w.state) == key) {
+            (r.visited, r.worst) = (Some(w.visited), Some(w.worst));
+        }
+    }
+}
+
+fn first_line(text: &str, key: &str) -> Option<String> {
+    text.lines().find(|l| l.starts_with(key)).and_then(|l| l.split(':').nth(1)).map(|v| v.trim().to_owned())
+}
+
+/// This machine, as far as `/proc` and `rustc` tell.
+pub fn machine() -> Machine {
+    let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let meminfo = fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let kib: f64 = first_line(&meminfo, "MemTotal")
+        .and_then(|v| v.trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0.0);
+    let kernel = fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    Machine {
+        cpu: first_line(&cpuinfo, "model name").unwrap_or_else(|| "unknown".into()),
+        cores: std::thread::available_parallelism().map_or(1, usize::from),
+        memory_gib: kib / 1024.0 / 1024.0,
+        os: format!("{} {} {}", std::env::consts::OS, kernel.trim(), std::env::consts::ARCH),
+        rustc: output("rustc", &["--version"]).unwrap_or_else(|| "unknown".into()),
+    }
+}
+
+/// `git describe --always --dirty` of the working tree, else the build's revision.
+pub fn revision() -> String {
+    output("git", &["describe", "--always", "--dirty", "--abbrev=12"])
+        .unwrap_or_else(|| resbench::GIT_REVISION.chars().take(12).collect())
+}
+
+fn output(program: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new(program).args(args).output().ok().filter(|o| o.status.success())?;
+    String::from_utf8(out.stdout).ok().map(|s| s.trim().to_owned())
+}

@@ -1,0 +1,95 @@
+//! Whole-replay inputs: the first jobs of the bundled trace and of each shared trace that
+//! is here, replayed in simulate mode at five-minute slots, with the schedule the
+//! verified red-black tree (the oracle beside it) produces as the expected answer.
+
+use indicatif::ProgressBar;
+use resbench::replay::{horizon_for, replay, Options, Placement};
+use resbench::swf;
+use resbench::workload::{declared_capacity, workload, Workload};
+use resbench::{BUNDLED_NAME, BUNDLED_TRACE};
+use structures::{Config, Kind, Time};
+
+use crate::states::{shared_traces, SHARED};
+
+/// Jobs replayed from each trace: enough for a backlog, few enough that the slotted
+/// structures finish ten samples in seconds.
+pub const JOBS: usize = 5_000;
+
+/// The slot width of every replay (the published reports' width).
+pub const SLOT: Time = 300;
+
+/// One replay input.
+pub struct ReplayInput {
+    /// `<trace>-<jobs>`.
+    pub name: String,
+    /// The requests.
+    pub workload: Workload,
+    /// Slot width and the horizon the schedule needs.
+    pub config: Config,
+    /// Simulate mode, no compression, no advance reservations.
+    pub options: Options,
+    /// The schedule every structure must produce.
+    pub expected: Vec<Placement>,
+}
+
+impl ReplayInput {
+    /// Replays on `kind` without the oracle and compares the schedule with the expected one.
+    ///
+    /// # Errors
+    /// A replay error, or the first placement that differs.
+    pub fn run(&self, kind: Kind) -> Result<usize, String> {
+        let run = replay(kind, &self.workload, self.config, &self.options, false, &ProgressBar::hidden())
+            .map_err(|e| format!("{kind} on {}: {e}", self.name))?;
+        if let Some((got, want)) = run.schedule.iter().zip(&self.expected).find(|(g, w)| g != w) {
+            return Err(format!("{kind} on {}: placed {got:?}, expected {want:?}", self.name));
+        }
+        if run.schedule.len() != self.expected.len() {
+            return Err(format!(
+                "{kind} on {}: {} placements, expected {}",
+                self.name,
+                run.schedule.len(),
+                self.expected.len()
+            ));
+        }
+        Ok(run.jobs)
+    }
+}
+
+fn input(trace: &swf::Trace, capacity: u32, name: &str) -> Result<ReplayInput, String> {
+    let load = workload(trace, capacity, Some(JOBS));
+    let options = Options::default();
+    let horizon = horizon_for(&load, SLOT, &options).map_err(|e| e.to_string())?;
+    let config = Config { slot: SLOT, horizon: Some(horizon) };
+    let verified = replay(Kind::RbTree, &load, config, &options, true, &ProgressBar::hidden())
+        .map_err(|e| format!("{name}: {e}"))?;
+    Ok(ReplayInput {
+        name: format!("{name}-{JOBS}"),
+        workload: load,
+        config,
+        options,
+        expected: verified.schedule,
+    })
+}
+
+/// The bundled KTH trace and every shared trace that is here; prints which it skipped.
+///
+/// # Panics
+/// If the bundled trace does not replay (a bug, caught by the tests).
+pub fn all() -> Vec<ReplayInput> {
+    let kth = swf::read_bytes(BUNDLED_TRACE, BUNDLED_NAME, false).expect("the bundled trace reads");
+    let mut inputs = vec![input(&kth, 100, "kth").expect("the bundled trace replays")];
+    for (file, name) in SHARED {
+        let found = shared_traces()
+            .ok_or_else(|| "no ../shared/traces beside the checkout".to_owned())
+            .and_then(|dir| swf::read_path(&dir.join(file), true).map_err(|e| e.to_string()))
+            .and_then(|trace| {
+                let capacity = declared_capacity(&trace).ok_or("no MaxProcs or MaxNodes")?;
+                input(&trace, capacity, name)
+            });
+        match found {
+            Ok(replay) => inputs.push(replay),
+            Err(why) => eprintln!("replay benchmark {name}-{JOBS} skipped: {why}"),
+        }
+    }
+    inputs
+}
