@@ -79,19 +79,10 @@ pub fn regressions(baseline: &Measurements, current: &Measurements, threshold: f
 /// # Errors
 /// A file that cannot be read or does not have the fields this version of gungraun writes.
 pub fn read_gungraun(dir: &Path) -> Result<Vec<Instructions>, String> {
-    let mut found = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(folder) = pending.pop() {
-        let entries = fs::read_dir(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.file_name().is_some_and(|n| n == "summary.json") {
-                found.push(read_summary(&path)?);
-            }
-        }
-    }
+    let mut found = crate::files::named(dir, "summary.json")?
+        .iter()
+        .map(|path| read_summary(path))
+        .collect::<Result<Vec<_>, _>>()?;
     found.sort_by(|a, b| (&a.structure, &a.op, &a.state).cmp(&(&b.structure, &b.op, &b.state)));
     Ok(found)
 }

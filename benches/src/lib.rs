@@ -12,6 +12,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod files;
 pub mod gate;
 pub mod queries;
 pub mod record;

@@ -18,19 +18,10 @@ use crate::work::Work;
 /// # Errors
 /// A result folder whose files cannot be read or lack the fields criterion writes.
 pub fn criterion(dir: &Path, size: &dyn Fn(&str) -> Option<u64>) -> Result<Vec<BenchResult>, String> {
-    let mut found = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(folder) = pending.pop() {
-        let entries = fs::read_dir(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() && path.file_name().is_some_and(|n| n == "new") {
-                found.push(read_result(&path, size)?);
-            } else if path.is_dir() {
-                pending.push(path);
-            }
-        }
-    }
+    let mut found = crate::files::named(dir, "new")?
+        .iter()
+        .map(|path| read_result(path, size))
+        .collect::<Result<Vec<_>, _>>()?;
     found.sort_by(|a, b| {
         (&a.operation, a.counted, &a.state, &a.structure).cmp(&(
             &b.operation,

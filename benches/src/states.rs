@@ -18,6 +18,11 @@ pub const SLOT: Time = 60;
 /// to here.
 pub const LIST_CAP: usize = 100_000;
 
+/// The slotted array is not built above this many entries: loading a state releases
+/// frame by frame out of one reservation covering the horizon, and at 10⁵ entries
+/// (400,000 slots) that did not finish in five minutes.
+pub const SLOTTED_CAP: usize = 20_000;
+
 /// Above this many entries the oracle is too slow to give the expected answers (its
 /// release cuts every rectangle, so loading a state is O(n²)); the B-tree profile, which
 /// the differential suite checks against the oracle, gives them instead.
@@ -53,10 +58,13 @@ impl State {
     ///
     /// # Errors
     /// When the structure cannot take the configuration (too many slots), or it is the
-    /// sorted list on a state over [`LIST_CAP`] entries.
+    /// sorted list over [`LIST_CAP`] entries or the slotted array over [`SLOTTED_CAP`].
     pub fn build(&self, kind: Kind) -> Result<Box<dyn AvailabilityIndex>, String> {
         if kind == Kind::SortedList && self.entries > LIST_CAP {
             return Err(format!("{kind} is not built above {LIST_CAP} entries (O(n²) to load)"));
+        }
+        if kind == Kind::SlottedArray && self.entries > SLOTTED_CAP {
+            return Err(format!("{kind} is not built above {SLOTTED_CAP} entries (too slow to load)"));
         }
         self.build_unchecked(kind).map_err(|e| e.to_string())
     }

@@ -25,6 +25,20 @@ fn failed(e: impl std::fmt::Display) -> anyhow::Error {
     anyhow!("cannot draw the plot: {e}")
 }
 
+/// Every plot's legend: framed on a near-white background.
+fn legend<'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+    at: SeriesLabelPosition,
+) -> Result<()> {
+    chart
+        .configure_series_labels()
+        .position(at)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK.mix(0.3))
+        .draw()
+        .map_err(failed)
+}
+
 /// Figure 5: per structure, a box of `visited / worst` (in percent) for `check` and one
 /// for `earliest`; whiskers at 1.5 IQR, outliers not drawn (as in the seed), the mean as
 /// a dot, and the seed's 10 % line.
@@ -98,15 +112,8 @@ pub fn figure5(path: &Path, title: &str, groups: &[Boxes<'_>]) -> Result<()> {
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], color.mix(0.5).filled()));
         chart.draw_series(dots).map_err(failed)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK.mix(0.3))
-        .draw()
-        .map_err(failed)?;
-    root.present().map_err(failed)?;
-    Ok(())
+    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
+    root.present().map_err(failed)
 }
 
 /// Figure 6: how many `check` calls left each number of entries unvisited, up to the
@@ -199,13 +206,6 @@ pub fn growth(path: &Path, title: &str, series: &[Series<'_>]) -> Result<()> {
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
         chart.draw_series(line.points.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(failed)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK.mix(0.3))
-        .draw()
-        .map_err(failed)?;
-    root.present().map_err(failed)?;
-    Ok(())
+    legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
+    root.present().map_err(failed)
 }
