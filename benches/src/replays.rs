@@ -1,13 +1,14 @@
 //! Whole-replay inputs: the first jobs of the bundled trace and of each shared trace that
 //! is here, replayed in simulate mode at five-minute slots, with the schedule the
 //! verified red-black tree (the oracle beside it) produces as the expected answer.
+//! Built `uncounted`, the tree runs without the oracle, whose driver compares costs.
 
 use indicatif::ProgressBar;
 use resbench::replay::{horizon_for, replay, Options, Placement};
 use resbench::swf;
 use resbench::workload::{declared_capacity, workload, Workload};
 use resbench::{BUNDLED_NAME, BUNDLED_TRACE};
-use structures::{Config, Kind, Time};
+use structures::{Config, Kind, Time, COUNTING};
 
 use crate::states::{shared_traces, SHARED};
 
@@ -60,7 +61,9 @@ fn input(trace: &swf::Trace, capacity: u32, name: &str) -> Result<ReplayInput, S
     let options = Options::default();
     let horizon = horizon_for(&load, SLOT, &options).map_err(|e| e.to_string())?;
     let config = Config { slot: SLOT, horizon: Some(horizon) };
-    let verified = replay(Kind::RbTree, &load, config, &options, true, &ProgressBar::hidden())
+    // The oracle's driver compares costs, so the `uncounted` build, which keeps none,
+    // takes the red-black tree's schedule unverified (the counted build verifies it).
+    let verified = replay(Kind::RbTree, &load, config, &options, COUNTING, &ProgressBar::hidden())
         .map_err(|e| format!("{name}: {e}"))?;
     Ok(ReplayInput {
         name: format!("{name}-{JOBS}"),
