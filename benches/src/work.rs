@@ -30,7 +30,8 @@ pub struct Work {
     pub worst: u64,
 }
 
-/// Measures every structure of `kinds` on every state, checking every answer as it goes.
+/// Measures every structure of `kinds` on every state it can be built for, checking every
+/// answer as it goes.
 ///
 /// # Errors
 /// A structure that answers differently from the oracle, named with the case.
@@ -39,7 +40,9 @@ pub fn measure(states: &[State], kinds: &[Kind]) -> Result<Vec<Work>, String> {
     for state in states {
         let cases = cases(state, CALLS, 11);
         for &kind in kinds {
-            let mut index = state.build(kind).map_err(|e| format!("{kind} on {}: {e}", state.name))?;
+            // A structure left out of a state (see `State::build`) has no work there; the
+            // gate's states fit every structure, and it reports a missing measurement.
+            let Ok(mut index) = state.build(kind) else { continue };
             let costs = check_answers(index.as_mut(), &cases).map_err(|e| format!("{} {e}", state.name))?;
             for op in ["check", "earliest"] {
                 let mut work = Work {
