@@ -11,6 +11,8 @@ use anyhow::{bail, Context, Result};
 
 use super::doc::{self, Block};
 use super::plots::{self, Series};
+use structures::Kind;
+
 use crate::bench_file::{BenchFile, BenchResult};
 
 /// The operations, in the order the report lists them.
@@ -62,7 +64,7 @@ fn ns(value: f64) -> String {
     }
 }
 
-/// The structures in the order the results first name them.
+/// The structures measured, in the order `Kind::ALL` lists them (others after, by name).
 fn structures(results: &[&BenchResult]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for r in results {
@@ -70,6 +72,8 @@ fn structures(results: &[&BenchResult]) -> Vec<String> {
             names.push(r.structure.clone());
         }
     }
+    let rank = |name: &String| Kind::ALL.iter().position(|k| k.name() == name).unwrap_or(Kind::ALL.len());
+    names.sort_by(|a, b| (rank(a), a).cmp(&(rank(b), b)));
     names
 }
 
@@ -298,7 +302,7 @@ pub fn render(files: &[BenchFile], out: &Path, command: &str, readme: Option<&Pa
         "Measured {} at revision `{}` on {} ({} logical cores, {:.0} GiB, {}; {}).",
         latest.recorded, latest.revision, m.cpu, m.cores, m.memory_gib, m.os, m.rustc
     );
-    let summary_note = "Each cell is the geometric mean, over the states both were measured on, of the structure's median time per call divided by the fastest structure's on that state (1.00 = fastest everywhere). `replay` is whole replays (time per job). The sorted list is not built above 10⁵ entries, the slotted array above 2·10⁴ (loading a state is too slow) and the segment tree above 2²⁰ slots, so their means leave out the largest states, where the others' ratios are measured.";
+    let summary_note = "Each cell is the geometric mean, over the states the structure was measured on, of its median time per call divided by the fastest structure's on that state (1.00 = fastest everywhere). `replay` is whole replays (time per job). The sorted list is not built above 10⁵ entries, the slotted array above 2·10⁴ (loading a state is too slow) and the segment tree above 2²⁰ slots, so their means leave out the largest states, where the others' ratios are measured.";
     let mut blocks = vec![
         Block::Heading(1, "resbench performance report".into()),
         Block::Para(machine.clone()),
