@@ -37,7 +37,11 @@ fn criterion_results_are_read_with_their_sizes_and_counts() {
     result(&dir, "check", "rbtree", "kth-1000", 100, 5_000.0);
     result(&dir, "uncounted/check", "rbtree", "kth-1000", 100, 4_000.0);
     result(&dir, "replay", "list", "kth-5000", 5_000, 1e9);
-    let size = |state: &str| (state == "kth-1000").then_some(321);
+    let size = |state: &str| match state {
+        "kth-1000" => Some(321),
+        "kth-5000" => Some(123), // a state of the replay's name
+        _ => None,
+    };
     let mut results = criterion(&dir, &size).unwrap();
     assert_eq!(results.len(), 3);
     let counted = results.iter().find(|r| r.operation == "check" && r.counted).unwrap();

@@ -170,6 +170,13 @@ fn operation_section(
         .collect();
     let mut rows = Vec::new();
     for (state, size) in states_of(results) {
+        // A replay's jobs are its calls (files of 2026-11-22 recorded one replay's size
+        // from a state of the same name).
+        let size = if op == "replay" {
+            results.iter().find(|r| r.state == state).map_or(size, |r| r.calls)
+        } else {
+            size
+        };
         let mut row = vec![state.to_owned(), size.to_string()];
         for name in names {
             let cell = by_state[state].iter().find(|(r, _)| &r.structure == name);
