@@ -6,11 +6,11 @@
 use indicatif::ProgressBar;
 use resbench::replay::{horizon_for, replay, Options, Placement};
 use resbench::swf;
-use resbench::workload::{declared_capacity, workload, Workload};
+use resbench::workload::{workload, Workload};
 use resbench::{BUNDLED_NAME, BUNDLED_TRACE};
 use structures::{Config, Kind, Time, COUNTING};
 
-use crate::states::{shared_traces, SHARED};
+use crate::states::{read_shared, SHARED};
 
 /// Jobs replayed from each trace: enough for a backlog, few enough that the slotted
 /// structures finish ten samples in seconds.
@@ -82,14 +82,7 @@ pub fn all() -> Vec<ReplayInput> {
     let kth = swf::read_bytes(BUNDLED_TRACE, BUNDLED_NAME, false).expect("the bundled trace reads");
     let mut inputs = vec![input(&kth, 100, "kth").expect("the bundled trace replays")];
     for (file, name) in SHARED {
-        let found = shared_traces()
-            .ok_or_else(|| "no ../shared/traces beside the checkout".to_owned())
-            .and_then(|dir| swf::read_path(&dir.join(file), true).map_err(|e| e.to_string()))
-            .and_then(|trace| {
-                let capacity = declared_capacity(&trace).ok_or("no MaxProcs or MaxNodes")?;
-                input(&trace, capacity, name)
-            });
-        match found {
+        match read_shared(file).and_then(|(trace, capacity)| input(&trace, capacity, name)) {
             Ok(replay) => inputs.push(replay),
             Err(why) => eprintln!("replay benchmark {name}-{JOBS} skipped: {why}"),
         }

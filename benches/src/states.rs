@@ -95,10 +95,17 @@ pub fn shared_traces() -> Option<PathBuf> {
 /// The state after the first `jobs` jobs of the shared trace `file` (named `name`), or
 /// why there is none: the trace is not here, or does not read.
 pub fn shared(file: &str, name: &str, jobs: usize) -> Result<State, String> {
+    let (trace, capacity) = read_shared(file)?;
+    Ok(snapshot(&trace, capacity, jobs, format!("{name}-{jobs}")))
+}
+
+/// The shared trace `file` and the capacity its header declares, or why there are none:
+/// the trace is not here, does not read, or declares no size.
+pub fn read_shared(file: &str) -> Result<(swf::Trace, u32), String> {
     let path = shared_traces().ok_or("no ../shared/traces beside the checkout")?.join(file);
     let trace = swf::read_path(&path, true).map_err(|e| e.to_string())?;
     let capacity = declared_capacity(&trace).ok_or_else(|| format!("{file}: no MaxProcs or MaxNodes"))?;
-    Ok(snapshot(&trace, capacity, jobs, format!("{name}-{jobs}")))
+    Ok((trace, capacity))
 }
 
 fn snapshot(trace: &swf::Trace, capacity: u32, jobs: usize, name: String) -> State {
