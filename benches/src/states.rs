@@ -19,8 +19,9 @@ pub const SLOT: Time = 60;
 pub const LIST_CAP: usize = 100_000;
 
 /// The slotted array is not built above this many entries: loading a state releases
-/// frame by frame out of one reservation covering the horizon, and at 10⁵ entries
-/// (400,000 slots) that did not finish in five minutes.
+/// frame by frame out of one reservation covering the horizon, and a benchmark run
+/// stopped after five minutes was still loading the 10⁵-entry state (400,000 slots)
+/// into it (those minutes included building the states before it).
 pub const SLOTTED_CAP: usize = 20_000;
 
 /// Above this many entries the oracle is too slow to give the expected answers (its
