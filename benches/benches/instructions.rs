@@ -108,8 +108,15 @@ mod callgrind {
 }
 
 fn main() {
-    // `cargo bench` passes `--bench`; the runner re-runs this binary with `--gungraun-run`.
-    if std::env::args().skip(1).any(|a| a == "--bench" || a == "--gungraun-run") {
+    // Keep these allocations as they are: they shape the heap the measured calls then
+    // allocate from, and iterating every argument instead moved the calendar's counts
+    // (malloc included) by up to 31 %, failing the gate with no change to a structure.
+    let mut args = std::env::args().skip(1);
+    let first = args.next();
+    if first.as_deref() == Some("--gungraun-run")
+        || first.as_deref() == Some("--bench")
+        || args.any(|a| a == "--bench")
+    {
         return callgrind::start();
     }
     for (state, ops) in PLAN {
