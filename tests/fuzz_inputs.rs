@@ -54,9 +54,11 @@ fn every_target_has_seeds_and_they_all_pass() {
             "diff_all",
             "diff_btree",
             "diff_calendar",
+            "diff_idletrees",
             "diff_list",
             "diff_rbtree",
             "diff_segtree",
+            "diff_skiplist",
             "diff_slotted",
             "swf_reader"
         ]

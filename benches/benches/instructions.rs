@@ -59,6 +59,8 @@ mod callgrind {
             ("rbtree", "synthetic-1000", "check"), ("list", "synthetic-1000", "check"),
             ("btree", "synthetic-1000", "check"), ("slotted", "synthetic-1000", "check"),
             ("segtree", "synthetic-1000", "check"), ("calendar", "synthetic-1000", "check"),
+            ("idletrees", "kth-1000", "check"), ("skiplist", "kth-1000", "check"),
+            ("idletrees", "synthetic-1000", "check"), ("skiplist", "synthetic-1000", "check"),
         ],
         setup = setup
     )]
@@ -69,7 +71,9 @@ mod callgrind {
             ("calendar", "kth-1000", "earliest"), ("rbtree", "synthetic-1000", "earliest"),
             ("list", "synthetic-1000", "earliest"), ("btree", "synthetic-1000", "earliest"),
             ("slotted", "synthetic-1000", "earliest"), ("segtree", "synthetic-1000", "earliest"),
-            ("calendar", "synthetic-1000", "earliest"),
+            ("calendar", "synthetic-1000", "earliest"), ("idletrees", "kth-1000", "earliest"),
+            ("skiplist", "kth-1000", "earliest"), ("idletrees", "synthetic-1000", "earliest"),
+            ("skiplist", "synthetic-1000", "earliest"),
         ],
         setup = setup
     )]
@@ -79,7 +83,9 @@ mod callgrind {
             ("slotted", "kth-1000", "allocate"), ("segtree", "kth-1000", "allocate"),
             ("calendar", "kth-1000", "allocate"), ("rbtree", "kth-1000", "release"), ("list", "kth-1000", "release"),
             ("btree", "kth-1000", "release"), ("slotted", "kth-1000", "release"), ("segtree", "kth-1000", "release"),
-            ("calendar", "kth-1000", "release"),
+            ("calendar", "kth-1000", "release"), ("idletrees", "kth-1000", "allocate"),
+            ("skiplist", "kth-1000", "allocate"), ("idletrees", "kth-1000", "release"),
+            ("skiplist", "kth-1000", "release"),
         ],
         setup = setup
     )]
@@ -90,6 +96,8 @@ mod callgrind {
             ("segtree", "kth-1000", "free_frames"), ("calendar", "kth-1000", "free_frames"),
             ("rbtree", "kth-1000", "options"), ("list", "kth-1000", "options"), ("btree", "kth-1000", "options"),
             ("slotted", "kth-1000", "options"), ("segtree", "kth-1000", "options"), ("calendar", "kth-1000", "options"),
+            ("idletrees", "kth-1000", "free_frames"), ("skiplist", "kth-1000", "free_frames"),
+            ("idletrees", "kth-1000", "options"), ("skiplist", "kth-1000", "options"),
         ],
         setup = setup
     )]

@@ -24,6 +24,11 @@ pub const LIST_CAP: usize = 100_000;
 /// into it (those minutes included building the states before it).
 pub const SLOTTED_CAP: usize = 20_000;
 
+/// The 2-D trees of idle periods are not built above this many entries: each frame
+/// loaded rebuilds the tree of every run its servers' periods span, and loading the
+/// 10⁴-entry synthetic state took 3.6 s (release build), growing faster than n.
+pub const IDLE_TREES_CAP: usize = 20_000;
+
 /// Above this many entries the oracle is too slow to give the expected answers (its
 /// release cuts every rectangle, so loading a state is O(n²)); the B-tree profile, which
 /// the differential suite checks against the oracle, gives them instead.
@@ -59,13 +64,17 @@ impl State {
     ///
     /// # Errors
     /// When the structure cannot take the configuration (too many slots), or it is the
-    /// sorted list over [`LIST_CAP`] entries or the slotted array over [`SLOTTED_CAP`].
+    /// sorted list over [`LIST_CAP`] entries, the slotted array over [`SLOTTED_CAP`] or
+    /// the 2-D trees of idle periods over [`IDLE_TREES_CAP`].
     pub fn build(&self, kind: Kind) -> Result<Box<dyn AvailabilityIndex>, String> {
         if kind == Kind::SortedList && self.entries > LIST_CAP {
             return Err(format!("{kind} is not built above {LIST_CAP} entries (O(n²) to load)"));
         }
         if kind == Kind::SlottedArray && self.entries > SLOTTED_CAP {
             return Err(format!("{kind} is not built above {SLOTTED_CAP} entries (too slow to load)"));
+        }
+        if kind == Kind::IdleTrees && self.entries > IDLE_TREES_CAP {
+            return Err(format!("{kind} is not built above {IDLE_TREES_CAP} entries (too slow to load)"));
         }
         self.build_unchecked(kind).map_err(|e| e.to_string())
     }

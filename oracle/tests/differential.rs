@@ -90,6 +90,8 @@ structures! {
     SlottedArrayS => Kind::SlottedArray,
     SegmentTreeS => Kind::SegmentTree,
     CalendarQueueS => Kind::CalendarQueue,
+    IdleTreesS => Kind::IdleTrees,
+    SkipListS => Kind::SkipList,
 }
 
 /// Cases per structure; `PROPTEST_CASES` overrides it for longer runs.
@@ -118,4 +120,10 @@ prop_state_machine! {
 
     #[test]
     fn calendar_queue_matches_oracle(sequential 1..40 => Suite<CalendarQueueS>);
+
+    #[test]
+    fn idle_trees_matches_oracle(sequential 1..40 => Suite<IdleTreesS>);
+
+    #[test]
+    fn skip_list_matches_oracle(sequential 1..40 => Suite<SkipListS>);
 }

@@ -34,6 +34,12 @@ fn theory(structure: &str, op: &str, counted: bool) -> (&'static str, f64) {
         ("rbtree" | "btree" | "segtree", _) => ("O(log n)", 0.0),
         ("slotted", _) => ("O(window slots): direct indexing", 0.0),
         ("calendar", _) => ("O(1) expected", 0.0),
+        ("idletrees", "allocate" | "release") => {
+            ("O(n N log N): rebuilds every run an open-ended period spans", 1.0)
+        }
+        ("idletrees", "check" | "earliest") => ("O((log N)²) per attempt, N servers", 0.0),
+        ("idletrees", _) => ("O(window runs)", 0.0),
+        ("skiplist", _) => ("O(log n) expected, plus the reservations met", 0.0),
         _ => ("not stated", f64::NAN),
     }
 }

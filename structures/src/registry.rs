@@ -5,8 +5,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::{
-    AvailabilityIndex, BTreeProfile, CalendarQueue, Config, Error, RbTreeProfile, SegmentTree, SlottedArray,
-    SortedListProfile,
+    AvailabilityIndex, BTreeProfile, CalendarQueue, Config, Error, IdlePeriodTrees, IntervalSkipList,
+    RbTreeProfile, SegmentTree, SlottedArray, SortedListProfile,
 };
 
 /// The horizon, in slots, a structure that needs one gets when none is given.
@@ -27,17 +27,23 @@ pub enum Kind {
     SegmentTree,
     /// [`CalendarQueue`]: the profile's change points in Brown's calendar queue.
     CalendarQueue,
+    /// [`IdlePeriodTrees`]: the co-allocation seed's per-slot 2-D trees of idle periods.
+    IdleTrees,
+    /// [`IntervalSkipList`]: the RSPB thesis' time slot table as an interval skip list.
+    SkipList,
 }
 
 impl Kind {
     /// Every structure, in the order tables list them.
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 8] = [
         Kind::RbTree,
         Kind::SortedList,
         Kind::BTree,
         Kind::SlottedArray,
         Kind::SegmentTree,
         Kind::CalendarQueue,
+        Kind::IdleTrees,
+        Kind::SkipList,
     ];
 
     /// The name the command line uses.
@@ -49,6 +55,8 @@ impl Kind {
             Kind::SlottedArray => "slotted",
             Kind::SegmentTree => "segtree",
             Kind::CalendarQueue => "calendar",
+            Kind::IdleTrees => "idletrees",
+            Kind::SkipList => "skiplist",
         }
     }
 
@@ -80,6 +88,8 @@ impl Kind {
             Kind::SlottedArray => Box::new(SlottedArray::new(capacity, config)?),
             Kind::SegmentTree => Box::new(SegmentTree::new(capacity, config)?),
             Kind::CalendarQueue => Box::new(CalendarQueue::new(capacity, config)?),
+            Kind::IdleTrees => Box::new(IdlePeriodTrees::new(capacity, config)?),
+            Kind::SkipList => Box::new(IntervalSkipList::new(capacity, config)?),
         })
     }
 }

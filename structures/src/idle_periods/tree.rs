@@ -1,0 +1,255 @@
+//! One slot's 2-dimensional tree (section 4.1 of the co-allocation seed): a primary
+//! balanced tree over idle periods in descending order of start, each node with the
+//! median start, its size and a secondary tree of the same periods in ascending order of
+//! end, with medians and sizes.
+//!
+//! Both dimensions are kept as a merge-sort tree: the primary leaves are one sorted
+//! array, a node is an index range of it split at its middle, and `by_end[d]` holds, for
+//! every node at depth `d`, that node's periods sorted by end. A node's median and size
+//! are read off its range, and its secondary tree is its range of `by_end[d]` split the
+//! same way, so both walks are the seed's tree walks without a pointer per node.
+
+use crate::{RangeSet, ResourceId, Time};
+
+/// A maximal interval `[start, end)` in which server `id` is idle; `end` is
+/// `Time::MAX` when it stays idle to the end of time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Period {
+    pub(crate) start: Time,
+    pub(crate) end: Time,
+    pub(crate) id: ResourceId,
+}
+
+/// A node of the primary tree: the periods `by_start[lo..hi]`, at depth `depth`.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    depth: usize,
+    lo: usize,
+    hi: usize,
+}
+
+impl Node {
+    fn mid(self) -> usize {
+        (self.lo + self.hi) / 2
+    }
+
+    /// The left child holds the later starts, the right one the earlier.
+    fn children(self) -> (Node, Node) {
+        let d = self.depth + 1;
+        (Node { depth: d, lo: self.lo, hi: self.mid() }, Node { depth: d, lo: self.mid(), hi: self.hi })
+    }
+}
+
+/// The work of one search: primary and secondary nodes touched.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Visits {
+    pub(crate) primary: u64,
+    pub(crate) secondary: u64,
+}
+
+/// The idle periods feasible for a window, as ranges of the secondary leaves.
+pub(crate) struct Feasible<'a> {
+    tree: &'a Tree,
+    pieces: Vec<(usize, usize, usize)>,
+    /// How many periods the pieces hold.
+    pub(crate) count: u64,
+}
+
+impl Feasible<'_> {
+    /// The servers of the feasible periods (the seed's in-order traversal of the subtrees
+    /// marked in Phase 2), at most `limit` of them in the order they were marked.
+    pub(crate) fn ids(&self, limit: u64) -> RangeSet {
+        let leaves = self.pieces.iter().flat_map(|&(d, lo, hi)| &self.tree.by_end[d][lo..hi]);
+        RangeSet::from_ids(leaves.take(usize::try_from(limit).unwrap_or(usize::MAX)).map(|&(_, id)| id))
+    }
+}
+
+/// One slot's 2-dimensional tree.
+#[derive(Debug, Clone)]
+pub(crate) struct Tree {
+    /// Primary leaves: descending start, ties by ascending id.
+    by_start: Vec<Period>,
+    /// Secondary leaves per depth: `(end, id)`, each node's range sorted ascending.
+    by_end: Vec<Vec<(Time, ResourceId)>>,
+    /// The servers of all periods held, for sweeps over the free space.
+    free: RangeSet,
+}
+
+/// Levels of a tree of `m` leaves split at the middle: `ceil(log2 m) + 1`, 0 when empty.
+pub(crate) fn levels(m: usize) -> u64 {
+    match m {
+        0 => 0,
+        m => u64::from(usize::BITS - (m - 1).leading_zeros()) + 1,
+    }
+}
+
+/// The seed's bound on the nodes one attempt touches in a tree of `m` periods: one path
+/// down the primary tree (Phase 1) and one path down each of the at most one secondary
+/// tree per level marked on it (Phase 2).
+pub(crate) fn attempt_bound(m: usize) -> u64 {
+    let l = levels(m);
+    l + l * l
+}
+
+impl Tree {
+    /// The tree of `periods` (one slot's, each server at most once).
+    pub(crate) fn new(mut periods: Vec<Period>) -> Self {
+        periods.sort_unstable_by(|a, b| b.start.cmp(&a.start).then(a.id.cmp(&b.id)));
+        let m = periods.len();
+        let mut by_end = vec![vec![(0, 0); m]; levels(m) as usize];
+        if m > 0 {
+            fill(&periods, &mut by_end, Node { depth: 0, lo: 0, hi: m });
+        }
+        let free = RangeSet::from_ids(periods.iter().map(|p| p.id));
+        Self { by_start: periods, by_end, free }
+    }
+
+    /// The periods held, in primary order.
+    pub(crate) fn periods(&self) -> &[Period] {
+        &self.by_start
+    }
+
+    /// The servers idle throughout the slot's run.
+    pub(crate) fn free(&self) -> &RangeSet {
+        &self.free
+    }
+
+    fn root(&self) -> Option<Node> {
+        (!self.by_start.is_empty()).then_some(Node { depth: 0, lo: 0, hi: self.by_start.len() })
+    }
+
+    /// Phase 1: from the root, the subtrees whose periods all start at or before `s`
+    /// (candidates), in the order they are marked, with how many periods they hold.
+    fn phase1(&self, s: Time, visits: &mut Visits) -> (Vec<Node>, u64) {
+        let (mut marked, mut candidates) = (Vec::new(), 0);
+        let Some(mut node) = self.root() else { return (marked, 0) };
+        loop {
+            visits.primary += 1;
+            if node.hi - node.lo == 1 {
+                if self.by_start[node.lo].start <= s {
+                    marked.push(node);
+                    candidates += 1;
+                }
+                return (marked, candidates);
+            }
+            let (left, right) = node.children();
+            // The median: the earliest start of the left half, no earlier than the right's.
+            if self.by_start[node.mid() - 1].start > s {
+                node = right;
+            } else {
+                candidates += (right.hi - right.lo) as u64;
+                marked.push(right);
+                node = left;
+            }
+        }
+    }
+
+    /// Phase 2 in one marked subtree's secondary tree: the pieces whose periods all end
+    /// at or after `e`, stopping once `found` reaches `stop`.
+    fn phase2(&self, u: Node, e: Time, stop: u64, found: &mut Feasible<'_>, visits: &mut Visits) {
+        let ends = &self.by_end[u.depth];
+        let (mut lo, mut hi) = (u.lo, u.hi);
+        while found.count < stop {
+            visits.secondary += 1;
+            if hi - lo == 1 {
+                if ends[lo].0 >= e {
+                    found.pieces.push((u.depth, lo, hi));
+                    found.count += 1;
+                }
+                return;
+            }
+            let mid = (lo + hi) / 2;
+            // The median: the latest end of the left half, no later than the right's.
+            if ends[mid - 1].0 >= e {
+                found.pieces.push((u.depth, mid, hi));
+                found.count += (hi - mid) as u64;
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+    }
+
+    /// The periods feasible for `[s, e)` (start at or before `s`, end at or after `e`):
+    /// Phase 1, then Phase 2 over the marked subtrees in reverse order of marking. With
+    /// `stop`, the seed's early exit: `None` as soon as fewer than `need` candidates are
+    /// found, and no more searching once `stop` feasible periods are. Without, every
+    /// marked subtree is searched, so `count` is exact.
+    pub(crate) fn feasible(
+        &self,
+        s: Time,
+        e: Time,
+        need: u64,
+        stop: Option<u64>,
+        visits: &mut Visits,
+    ) -> Option<Feasible<'_>> {
+        let (marked, candidates) = self.phase1(s, visits);
+        if candidates < need {
+            return None;
+        }
+        let mut found = Feasible { tree: self, pieces: Vec::new(), count: 0 };
+        for &u in marked.iter().rev() {
+            self.phase2(u, e, stop.unwrap_or(u64::MAX), &mut found, visits);
+        }
+        Some(found)
+    }
+
+    /// Checks the orders, that every node's secondary range holds its primary range's
+    /// periods, and the free set.
+    pub(crate) fn validate(&self) -> Result<(), String> {
+        let p = &self.by_start;
+        if let Some(w) = p.windows(2).find(|w| (w[1].start, w[0].id) > (w[0].start, w[1].id) || w[0] == w[1])
+        {
+            return Err(format!("primary leaves out of descending start order at {:?}, {:?}", w[0], w[1]));
+        }
+        if self.by_end.len() as u64 != levels(p.len()) || self.by_end.iter().any(|l| l.len() != p.len()) {
+            return Err(format!("{} secondary levels for {} periods", self.by_end.len(), p.len()));
+        }
+        if let Some(root) = self.root() {
+            self.validate_node(root)?;
+        }
+        if self.free != RangeSet::from_ids(p.iter().map(|q| q.id)) || self.free.count() != p.len() as u64 {
+            return Err(format!("free set {} for periods {p:?} (one per server)", self.free));
+        }
+        Ok(())
+    }
+
+    fn validate_node(&self, u: Node) -> Result<(), String> {
+        let ends = &self.by_end[u.depth][u.lo..u.hi];
+        let mut own: Vec<_> = self.by_start[u.lo..u.hi].iter().map(|q| (q.end, q.id)).collect();
+        own.sort_unstable();
+        if ends != own.as_slice() {
+            return Err(format!("secondary tree of node {u:?} holds {ends:?}, its periods are {own:?}"));
+        }
+        if u.hi - u.lo > 1 {
+            let (left, right) = u.children();
+            self.validate_node(left)?;
+            self.validate_node(right)?;
+        }
+        Ok(())
+    }
+}
+
+/// Fills the secondary leaves of `u` and below by merging the children's.
+fn fill(periods: &[Period], by_end: &mut [Vec<(Time, ResourceId)>], u: Node) {
+    if u.hi - u.lo == 1 {
+        let q = periods[u.lo];
+        by_end[u.depth][u.lo] = (q.end, q.id);
+        return;
+    }
+    let (left, right) = u.children();
+    fill(periods, by_end, left);
+    fill(periods, by_end, right);
+    let (upper, lower) = by_end.split_at_mut(u.depth + 1);
+    let (out, below) = (&mut upper[u.depth], &lower[0]);
+    let (mut i, mut j) = (left.lo, right.lo);
+    for slot in &mut out[u.lo..u.hi] {
+        let take_left = j == right.hi || (i < left.hi && below[i] <= below[j]);
+        *slot = if take_left { below[i] } else { below[j] };
+        if take_left {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! The RSPB thesis' time slot table (`rspb-priorities-benefit-functions`, section 3.4 and
+//! its simulation set-up) kept, as the thesis keeps it, in an interval skip list (Hanson
+//! & Johnson 1996; `list.rs`): the intervals are the reservations, each with the ids it
+//! holds busy, and the trait's questions are stabbing and range queries on it.
+//!
+//! The thesis keeps one table per machine holding CPU percentages; the trait's resources
+//! are whole, so one list holds every reservation with its id set, and what is free is
+//! what no overlapping reservation holds. A release may cover part of a reservation, so
+//! it cuts the reservations it overlaps into the pieces that stay busy.
+
+mod list;
+
+use std::cell::Cell;
+
+use list::List;
+
+use crate::{
+    check_count, rebuild, sweep, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame, COUNTING,
+};
+
+/// Reservations in an interval skip list.
+#[derive(Debug, Clone)]
+pub struct IntervalSkipList {
+    capacity: u32,
+    config: Config,
+    now: Time,
+    full: RangeSet,
+    list: List,
+    cost: Cell<Option<Cost>>,
+}
+
+impl IntervalSkipList {
+    /// An empty list: every resource free from time 0.
+    ///
+    /// # Errors
+    /// [`Error::BadConfig`] for an invalid configuration.
+    pub fn new(capacity: u32, config: Config) -> Result<Self, Error> {
+        config.validate(capacity)?;
+        Ok(Self {
+            capacity,
+            config,
+            now: 0,
+            full: RangeSet::full(capacity),
+            list: List::new(),
+            cost: Cell::new(None),
+        })
+    }
+
+    /// The ids busy at some instant of `[s, e)`; with `n`, stops (with `None`) once fewer
+    /// than `n` stay free.
+    fn busy(&self, s: Time, e: Time, n: Option<u64>, visited: &mut u64) -> Option<RangeSet> {
+        let (mut busy, most) = (RangeSet::new(), u64::from(self.capacity) - n.unwrap_or(0));
+        let mut enough = true;
+        self.list.overlapping(s, e, visited, |i| {
+            busy = busy.union(&self.list.interval(i).ids);
+            enough = busy.count() <= most;
+            enough
+        });
+        enough.then_some(busy)
+    }
+
+    /// A bound on what one range query examines: every node twice (the stabbing walk and
+    /// the bottom-level walk each pass a node at most once), every marker and every start.
+    fn attempt_bound(&self) -> u64 {
+        2 * self.list.nodes() as u64 + self.list.markers() + self.list.intervals().count() as u64
+    }
+
+    /// The free set at `s` and at every reservation start or end inside `(s, e)`.
+    fn steps(&self, s: Time, e: Time) -> Vec<(Time, RangeSet)> {
+        let mut events = Vec::new();
+        self.list.overlapping(s, e, &mut 0, |i| {
+            let v = self.list.interval(i);
+            events.push((v.start.max(s), true, i));
+            if v.end < e {
+                events.push((v.end, false, i));
+            }
+            true
+        });
+        // At one instant, ends before starts: the ids an ending reservation frees may be
+        // taken by one starting there.
+        events.sort_unstable_by_key(|&(t, starts, i)| (t, starts, i));
+        let mut busy = RangeSet::new();
+        let mut steps = vec![(s, self.full.clone())];
+        for (t, starts, i) in events {
+            let ids = &self.list.interval(i).ids;
+            busy = if starts { busy.union(ids) } else { busy.subtract(ids) };
+            let free = self.full.subtract(&busy);
+            match steps.last_mut() {
+                Some(last) if last.0 == t => last.1 = free,
+                _ => steps.push((t, free)),
+            }
+        }
+        steps
+    }
+}
+
+impl AvailabilityIndex for IntervalSkipList {
+    fn name(&self) -> &'static str {
+        "skiplist"
+    }
+
+    fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    fn config(&self) -> Config {
+        self.config
+    }
+
+    fn now(&self) -> Time {
+        self.now
+    }
+
+    /// A stabbing search at the window's start, then a walk over the reservations that
+    /// start inside it, stopping once fewer than `n` ids stay free. Counts nodes and
+    /// markers examined; the worst case is every node twice, every marker and every
+    /// reservation.
+    fn check(&self, start: Time, end: Time, n: u32) -> Result<Option<RangeSet>, Error> {
+        self.cost.set(None);
+        let (s, e) = self.config.window(self.now, start, end)?;
+        check_count(n, self.capacity)?;
+        let mut cost = Cost { worst: if COUNTING { self.attempt_bound() } else { 0 }, ..Cost::default() };
+        let answer =
+            self.busy(s, e, Some(u64::from(n)), &mut cost.visited).map(|busy| self.full.subtract(&busy));
+        self.cost.set(COUNTING.then_some(cost));
+        Ok(answer)
+    }
+
+    /// One range query per candidate start: `ready`, then every later node (reservation
+    /// ends are where the free set can grow). The worst case is the bound of `check` for
+    /// every candidate whose window ends within the horizon.
+    fn earliest(&self, ready: Time, duration: Time, n: u32) -> Result<Option<TimeFrame>, Error> {
+        self.cost.set(None);
+        self.config.search(self.now, ready, duration)?;
+        check_count(n, self.capacity)?;
+        let limit = self.config.limit(self.now);
+        let window = |t: Time| {
+            let end = t.checked_add(duration)?;
+            self.config.ceil(end).filter(|&e| e <= limit).map(|e| (end, e))
+        };
+        let candidates = std::iter::once(ready).chain(self.list.keys_after(ready));
+        let mut cost = Cost::default();
+        let mut answer = None;
+        let mut tried = 0;
+        for (t, (end, e)) in candidates.map_while(|t| window(t).map(|w| (t, w))) {
+            tried += 1;
+            if answer.is_none() {
+                let busy = self.busy(self.config.floor(t), e, Some(u64::from(n)), &mut cost.visited);
+                answer = busy.map(|busy| TimeFrame { start: t, end, free: self.full.subtract(&busy) });
+            } else if !COUNTING {
+                break;
+            }
+        }
+        cost.worst = if COUNTING { tried * self.attempt_bound() } else { 0 };
+        self.cost.set(COUNTING.then_some(cost));
+        Ok(answer)
+    }
+
+    fn allocate(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
+        self.cost.set(None);
+        let free_throughout = |s, e| self.full.subtract(&self.busy(s, e, None, &mut 0).unwrap_or_default());
+        let (s, e) =
+            self.config.admit_allocation(self.now, self.capacity, start, end, set, free_throughout)?;
+        self.list.insert(s, e, set.clone());
+        Ok(())
+    }
+
+    /// Cuts `[s, e) x set` out of the reservations it overlaps: each is removed and its
+    /// pieces that stay busy are inserted.
+    fn release(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
+        self.cost.set(None);
+        let free_somewhere =
+            |s, e| self.steps(s, e).into_iter().fold(RangeSet::new(), |any, (_, free)| any.union(&free));
+        let (s, e) = self.config.admit_release(self.now, self.capacity, start, end, set, free_somewhere)?;
+        let mut hit = Vec::new();
+        self.list.overlapping(s, e, &mut 0, |i| {
+            if !self.list.interval(i).ids.intersect(set).is_empty() {
+                hit.push(i);
+            }
+            true
+        });
+        for i in hit {
+            let r = self.list.remove(i);
+            let (mid_start, mid_end) = (r.start.max(s), r.end.min(e));
+            let pieces = [
+                (r.start, mid_start, r.ids.clone()),
+                (mid_end, r.end, r.ids.clone()),
+                (mid_start, mid_end, r.ids.subtract(set)),
+            ];
+            for (a, b, ids) in pieces {
+                // A piece that ended before now is the forgotten past.
+                if a < b && b > self.now && !ids.is_empty() {
+                    self.list.insert(a, b, ids);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn free_frames(&self, from: Time, to: Time) -> Result<Vec<TimeFrame>, Error> {
+        self.cost.set(None);
+        let (s, e) = self.config.window(self.now, from, to)?;
+        let steps = self.steps(s, e);
+        Ok(sweep::free_frames(steps.iter().map(|(t, free)| (*t, free)), s, e))
+    }
+
+    fn options(&self, from: Time, to: Time, min_duration: Time, min_n: u32) -> Result<Vec<TimeFrame>, Error> {
+        self.cost.set(None);
+        let (s, e) = self.config.window(self.now, from, to)?;
+        let steps = self.steps(s, e);
+        Ok(sweep::options(steps.iter().map(|(t, free)| (*t, free)), s, e, min_duration, u64::from(min_n)))
+    }
+
+    fn load_frames(&mut self, frames: &[TimeFrame]) -> Result<(), Error> {
+        self.cost.set(None);
+        *self = rebuild(Self::new(self.capacity, self.config)?, self.now, frames)?;
+        Ok(())
+    }
+
+    /// Removes the reservations that ended; those still running keep their start.
+    fn advance(&mut self, now: Time) -> Result<(), Error> {
+        self.cost.set(None);
+        let now = self.config.advance(self.now, now)?;
+        let ended: Vec<usize> = self.list.intervals().filter(|(_, v)| v.end <= now).map(|(i, _)| i).collect();
+        for i in ended {
+            self.list.remove(i);
+        }
+        self.now = now;
+        Ok(())
+    }
+
+    /// Skip-list nodes (distinct reservation endpoints).
+    fn size(&self) -> usize {
+        self.list.nodes()
+    }
+
+    fn last_cost(&self) -> Option<Cost> {
+        self.cost.get()
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        self.list.validate()?;
+        let limit = self.config.limit(self.now);
+        let mut events = Vec::new();
+        for (i, v) in self.list.intervals() {
+            let aligned = v.start.is_multiple_of(self.config.slot) && v.end.is_multiple_of(self.config.slot);
+            if v.end <= self.now || v.end > limit || !aligned || !v.ids.is_subset(&self.full) {
+                return Err(format!(
+                    "reservation [{}, {}) {}: past, beyond the horizon, off the slots or out of range",
+                    v.start, v.end, v.ids
+                ));
+            }
+            events.extend([(v.start, true, i), (v.end, false, i)]);
+        }
+        events.sort_unstable_by_key(|&(t, starts, i)| (t, starts, i));
+        let mut busy = RangeSet::new();
+        for (t, starts, i) in events {
+            let ids = &self.list.interval(i).ids;
+            if starts && !busy.intersect(ids).is_empty() {
+                return Err(format!("at {t}: reservations overlap on {}", busy.intersect(ids)));
+            }
+            busy = if starts { busy.union(ids) } else { busy.subtract(ids) };
+        }
+        if !self.now.is_multiple_of(self.config.slot) {
+            return Err(format!("now {} is not a slot boundary", self.now));
+        }
+        Ok(())
+    }
+}
