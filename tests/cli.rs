@@ -24,7 +24,9 @@ fn replay_of_the_bundled_trace_prints_the_table() {
         "slotted",
         "segtree",
         "calendar",
-        "schedules: identical across 6 structures",
+        "idletrees",
+        "skiplist",
+        "schedules: identical across 8 structures",
         "divergences: 0",
     ] {
         assert!(out.contains(needle), "missing {needle:?} in:\n{out}");

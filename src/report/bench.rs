@@ -315,7 +315,7 @@ pub fn render(files: &[BenchFile], out: &Path, command: &str, readme: Option<&Pa
         "Measured {} at revision `{}` on {} ({} logical cores, {:.0} GiB, {}; {}).",
         latest.recorded, latest.revision, m.cpu, m.cores, m.memory_gib, m.os, m.rustc
     );
-    let summary_note = "Each cell is the geometric mean, over the states the structure was measured on, of its median time per call divided by the fastest structure's on that state (1.00 = fastest everywhere). `replay` is whole replays (time per job). The sorted list is not built above 10⁵ entries, the slotted array above 2·10⁴ (loading a state is too slow) and the segment tree above 2²⁰ slots, so their means leave out the largest states, where the others' ratios are measured.";
+    let summary_note = "Each cell is the geometric mean, over the states the structure was measured on, of its median time per call divided by the fastest structure's on that state (1.00 = fastest everywhere). `replay` is whole replays (time per job). The sorted list is not built above 10⁵ entries, the slotted array and the 2-D trees of idle periods above 2·10⁴ (loading a state is too slow) and the segment tree above 2²⁰ slots, so their means leave out the largest states, where the others' ratios are measured.";
     let mut blocks = vec![
         Block::Heading(1, "resbench performance report".into()),
         Block::Para(machine.clone()),
