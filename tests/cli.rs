@@ -41,7 +41,7 @@ fn a_structure_that_cannot_take_the_configuration_is_skipped_saying_why() {
         let skipped = format!("skipped {name}: invalid configuration: 2000000 slots are more than");
         assert!(out.contains(&skipped), "{out}");
     }
-    assert!(out.contains("schedules: identical across 4 structures"), "{out}");
+    assert!(out.contains("schedules: identical across 6 structures"), "{out}");
     let (ok, _, err) =
         resbench(&["replay", "--limit", "50", "--horizon", "2000000", "--structure", "slotted"]);
     assert!(!ok && err.contains("2000000 slots are more than"), "{err}");
