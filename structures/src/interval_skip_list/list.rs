@@ -44,6 +44,8 @@ pub(crate) struct List {
     spare_nodes: Vec<usize>,
     intervals: Vec<Option<Interval>>,
     spare_intervals: Vec<usize>,
+    /// Markers on all edges.
+    marked: u64,
 }
 
 /// A node's height: 1 plus the trailing zeros of a hash of its key (p = 1/2), so the
@@ -70,11 +72,17 @@ impl List {
             spare_nodes: Vec::new(),
             intervals: Vec::new(),
             spare_intervals: Vec::new(),
+            marked: 0,
         }
     }
 
     pub(crate) fn nodes(&self) -> usize {
         self.nodes.len() - 1 - self.spare_nodes.len()
+    }
+
+    /// Live intervals.
+    pub(crate) fn len(&self) -> usize {
+        self.intervals.len() - self.spare_intervals.len()
     }
 
     pub(crate) fn interval(&self, i: usize) -> &Interval {
@@ -123,11 +131,13 @@ impl List {
             edges.push((x, level));
             x = self.nodes[x].next[level].expect("inside edges have an end");
         }
+        self.marked += edges.len() as u64;
         self.intervals[i].as_mut().expect("a live interval").edges = edges;
     }
 
     fn unplace(&mut self, i: usize) {
         let edges = std::mem::take(&mut self.intervals[i].as_mut().expect("a live interval").edges);
+        self.marked -= edges.len() as u64;
         for (x, level) in edges {
             let markers = &mut self.nodes[x].markers[level];
             let at = markers.iter().position(|&m| m == i).expect("marked where it says");
@@ -274,10 +284,20 @@ impl List {
         self.intervals.iter().enumerate().filter_map(|(i, v)| v.as_ref().map(|v| (i, v)))
     }
 
-    /// Markers on all edges, and levels in use: with the nodes and intervals, a bound on
-    /// what any search can examine.
+    /// Markers on all edges: with the nodes and intervals, a bound on what any search
+    /// can examine.
     pub(crate) fn markers(&self) -> u64 {
-        self.intervals().map(|(_, v)| v.edges.len() as u64).sum()
+        self.marked
+    }
+
+    /// The intervals that end at or before `now`: all start at nodes before it.
+    pub(crate) fn ended(&self, now: Time) -> Vec<usize> {
+        let nodes = std::iter::successors(self.nodes[HEAD].next[0], |&y| self.nodes[y].next[0]);
+        let before = nodes.take_while(|&y| self.nodes[y].key < now);
+        before
+            .flat_map(|y| self.nodes[y].starts.iter().copied())
+            .filter(|&i| self.interval(i).end <= now)
+            .collect()
     }
 
     /// Checks the levels (sorted, each a sub-list of the one below), endpoint counts,
@@ -342,7 +362,10 @@ impl List {
             marked += v.edges.len();
         }
         let on_edges: usize = live.iter().flat_map(|&y| &self.nodes[y].markers).map(Vec::len).sum();
-        if on_edges != marked || self.nodes[HEAD].markers.iter().any(|m| !m.is_empty()) {
+        if on_edges != marked
+            || marked as u64 != self.marked
+            || self.nodes[HEAD].markers.iter().any(|m| !m.is_empty())
+        {
             return Err(format!("{on_edges} markers on edges, the intervals record {marked}"));
         }
         if let Some(&y) = live.iter().find(|&&y| owners[y] != self.nodes[y].owners || owners[y] == 0) {

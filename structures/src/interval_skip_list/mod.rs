@@ -49,20 +49,29 @@ impl IntervalSkipList {
     /// The ids busy at some instant of `[s, e)`; with `n`, stops (with `None`) once fewer
     /// than `n` stay free.
     fn busy(&self, s: Time, e: Time, n: Option<u64>, visited: &mut u64) -> Option<RangeSet> {
-        let (mut busy, most) = (RangeSet::new(), u64::from(self.capacity) - n.unwrap_or(0));
-        let mut enough = true;
+        let most = u64::from(self.capacity) - n.unwrap_or(0);
+        // The ranges met so far, and a bound on how many ids they hold: they are merged
+        // only when the bound passes `most`, not once per reservation.
+        let (mut ranges, mut bound, mut enough) = (Vec::new(), 0, true);
         self.list.overlapping(s, e, visited, |i| {
-            busy = busy.union(&self.list.interval(i).ids);
-            enough = busy.count() <= most;
+            let ids = &self.list.interval(i).ids;
+            ranges.extend_from_slice(ids.ranges());
+            bound += ids.count();
+            if bound > most {
+                let merged = RangeSet::from_ranges(ranges.drain(..));
+                bound = merged.count();
+                ranges.extend_from_slice(merged.ranges());
+                enough = bound <= most;
+            }
             enough
         });
-        enough.then_some(busy)
+        enough.then(|| RangeSet::from_ranges(ranges))
     }
 
     /// A bound on what one range query examines: every node twice (the stabbing walk and
     /// the bottom-level walk each pass a node at most once), every marker and every start.
     fn attempt_bound(&self) -> u64 {
-        2 * self.list.nodes() as u64 + self.list.markers() + self.list.intervals().count() as u64
+        2 * self.list.nodes() as u64 + self.list.markers() + self.list.len() as u64
     }
 
     /// The free set at `s` and at every reservation start or end inside `(s, e)`.
@@ -221,8 +230,7 @@ impl AvailabilityIndex for IntervalSkipList {
     fn advance(&mut self, now: Time) -> Result<(), Error> {
         self.cost.set(None);
         let now = self.config.advance(self.now, now)?;
-        let ended: Vec<usize> = self.list.intervals().filter(|(_, v)| v.end <= now).map(|(i, _)| i).collect();
-        for i in ended {
+        for i in self.list.ended(now) {
             self.list.remove(i);
         }
         self.now = now;
