@@ -67,14 +67,13 @@ impl State {
     /// sorted list over [`LIST_CAP`] entries, the slotted array over [`SLOTTED_CAP`] or
     /// the 2-D trees of idle periods over [`IDLE_TREES_CAP`].
     pub fn build(&self, kind: Kind) -> Result<Box<dyn AvailabilityIndex>, String> {
-        if kind == Kind::SortedList && self.entries > LIST_CAP {
-            return Err(format!("{kind} is not built above {LIST_CAP} entries (O(n²) to load)"));
-        }
-        if kind == Kind::SlottedArray && self.entries > SLOTTED_CAP {
-            return Err(format!("{kind} is not built above {SLOTTED_CAP} entries (too slow to load)"));
-        }
-        if kind == Kind::IdleTrees && self.entries > IDLE_TREES_CAP {
-            return Err(format!("{kind} is not built above {IDLE_TREES_CAP} entries (too slow to load)"));
+        let caps = [
+            (Kind::SortedList, LIST_CAP, "O(n²) to load"),
+            (Kind::SlottedArray, SLOTTED_CAP, "too slow to load"),
+            (Kind::IdleTrees, IDLE_TREES_CAP, "too slow to load"),
+        ];
+        if let Some((_, cap, why)) = caps.iter().find(|&&(k, cap, _)| k == kind && self.entries > cap) {
+            return Err(format!("{kind} is not built above {cap} entries ({why})"));
         }
         self.build_unchecked(kind).map_err(|e| e.to_string())
     }

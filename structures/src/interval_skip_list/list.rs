@@ -89,15 +89,13 @@ impl List {
         self.intervals[i].as_ref().expect("a live interval")
     }
 
-    /// For each level, the last node before `t` (the head if none), counting the nodes
-    /// stepped through in `visited`.
-    fn preds(&self, t: Time, visited: &mut u64) -> [usize; MAX_LEVEL] {
+    /// For each level, the last node before `t` (the head if none).
+    fn preds(&self, t: Time) -> [usize; MAX_LEVEL] {
         let mut preds = [HEAD; MAX_LEVEL];
         let mut x = HEAD;
         for level in (0..MAX_LEVEL).rev() {
             while let Some(y) = self.nodes[x].next[level].filter(|&y| self.nodes[y].key < t) {
                 x = y;
-                *visited += 1;
             }
             preds[level] = x;
         }
@@ -105,7 +103,7 @@ impl List {
     }
 
     fn find(&self, t: Time) -> Option<usize> {
-        let before = self.preds(t, &mut 0)[0];
+        let before = self.preds(t)[0];
         self.nodes[before].next[0].filter(|&y| self.nodes[y].key == t)
     }
 
@@ -157,7 +155,7 @@ impl List {
 
     /// The node holding `t`, inserted if there is none.
     fn node(&mut self, t: Time) -> usize {
-        let preds = self.preds(t, &mut 0);
+        let preds = self.preds(t);
         if let Some(y) = self.nodes[preds[0]].next[0].filter(|&y| self.nodes[y].key == t) {
             return y;
         }
@@ -184,7 +182,7 @@ impl List {
 
     /// Removes node `x`, which no interval starts or ends at.
     fn remove_node(&mut self, x: usize) {
-        let preds = self.preds(self.nodes[x].key, &mut 0);
+        let preds = self.preds(self.nodes[x].key);
         let h = self.nodes[x].next.len();
         let joined = self.unplace_on((0..h).flat_map(|l| [(preds[l], l), (x, l)]));
         for (l, &p) in preds.iter().enumerate().take(h) {
@@ -275,7 +273,7 @@ impl List {
 
     /// Node keys after `t`, in order.
     pub(crate) fn keys_after(&self, t: Time) -> impl Iterator<Item = Time> + '_ {
-        let first = self.nodes[self.preds(t.saturating_add(1), &mut 0)[0]].next[0];
+        let first = self.nodes[self.preds(t.saturating_add(1))[0]].next[0];
         std::iter::successors(first, move |&y| self.nodes[y].next[0]).map(move |y| self.nodes[y].key)
     }
 

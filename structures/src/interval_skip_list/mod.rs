@@ -85,21 +85,38 @@ impl IntervalSkipList {
             }
             true
         });
-        // At one instant, ends before starts: the ids an ending reservation frees may be
-        // taken by one starting there.
-        events.sort_unstable_by_key(|&(t, starts, i)| (t, starts, i));
-        let mut busy = RangeSet::new();
         let mut steps = vec![(s, self.full.clone())];
-        for (t, starts, i) in events {
-            let ids = &self.list.interval(i).ids;
-            busy = if starts { busy.union(ids) } else { busy.subtract(ids) };
-            let free = self.full.subtract(&busy);
+        self.sweep(events, |t, _, _, busy| {
+            let free = self.full.subtract(busy);
             match steps.last_mut() {
                 Some(last) if last.0 == t => last.1 = free,
                 _ => steps.push((t, free)),
             }
-        }
+            Ok(())
+        })
+        .expect("the visit never fails");
         steps
+    }
+
+    /// Replays reservation starts and ends, `(time, starts, interval)`, in time order,
+    /// calling `visit` after each with the ids busy from then on. At one instant ends come
+    /// first: the ids an ending reservation frees may be taken by one starting there.
+    ///
+    /// # Errors
+    /// The first error `visit` returns.
+    fn sweep(
+        &self,
+        mut events: Vec<(Time, bool, usize)>,
+        mut visit: impl FnMut(Time, bool, &list::Interval, &RangeSet) -> Result<(), String>,
+    ) -> Result<(), String> {
+        events.sort_unstable_by_key(|&(t, starts, i)| (t, starts, i));
+        let mut busy = RangeSet::new();
+        for (t, starts, i) in events {
+            let v = self.list.interval(i);
+            busy = if starts { busy.union(&v.ids) } else { busy.subtract(&v.ids) };
+            visit(t, starts, v, &busy)?;
+        }
+        Ok(())
     }
 }
 
@@ -260,15 +277,18 @@ impl AvailabilityIndex for IntervalSkipList {
             }
             events.extend([(v.start, true, i), (v.end, false, i)]);
         }
-        events.sort_unstable_by_key(|&(t, starts, i)| (t, starts, i));
-        let mut busy = RangeSet::new();
-        for (t, starts, i) in events {
-            let ids = &self.list.interval(i).ids;
-            if starts && !busy.intersect(ids).is_empty() {
-                return Err(format!("at {t}: reservations overlap on {}", busy.intersect(ids)));
+        // Disjoint reservations hold, at every instant, as many ids as their union.
+        let mut held = 0;
+        self.sweep(events, |t, starts, v, busy| {
+            held = if starts { held + v.ids.count() } else { held - v.ids.count() };
+            if held != busy.count() {
+                return Err(format!(
+                    "at {t}: reservation [{}, {}) {} overlaps another",
+                    v.start, v.end, v.ids
+                ));
             }
-            busy = if starts { busy.union(ids) } else { busy.subtract(ids) };
-        }
+            Ok(())
+        })?;
         if !self.now.is_multiple_of(self.config.slot) {
             return Err(format!("now {} is not a slot boundary", self.now));
         }
