@@ -13,22 +13,6 @@ use structures::{AvailabilityIndex, Config, Kind, RangeSet, Time, TimeFrame};
 /// Every state runs with one-minute slots, so the slotted structures take part.
 pub const SLOT: Time = 60;
 
-/// The sorted list is not built above this many entries: its `load_frames` inserts into
-/// a vector, O(n²) in all, which takes hours at 10⁶ entries. Its growth is measured up
-/// to here.
-pub const LIST_CAP: usize = 100_000;
-
-/// The slotted array is not built above this many entries: loading a state releases
-/// frame by frame out of one reservation covering the horizon, and a benchmark run
-/// stopped after five minutes was still loading the 10⁵-entry state (400,000 slots)
-/// into it (those minutes included building the states before it).
-pub const SLOTTED_CAP: usize = 20_000;
-
-/// The 2-D trees of idle periods are not built above this many entries: each frame
-/// loaded rebuilds the tree of every run its servers' periods span, and loading the
-/// 10⁴-entry synthetic state took 3.6 s (release build), growing faster than n.
-pub const IDLE_TREES_CAP: usize = 20_000;
-
 /// Above this many entries the oracle is too slow to give the expected answers (its
 /// release cuts every rectangle, so loading a state is O(n²)); the B-tree profile, which
 /// the differential suite checks against the oracle, gives them instead.
@@ -63,17 +47,11 @@ impl State {
     /// The state on a new structure of `kind`.
     ///
     /// # Errors
-    /// When the structure cannot take the configuration (too many slots), or it is the
-    /// sorted list over [`LIST_CAP`] entries, the slotted array over [`SLOTTED_CAP`] or
-    /// the 2-D trees of idle periods over [`IDLE_TREES_CAP`].
+    /// When the structure cannot take the configuration (too many slots), or the state
+    /// has more entries than the structure's benchmark cap (its registry entry).
     pub fn build(&self, kind: Kind) -> Result<Box<dyn AvailabilityIndex>, String> {
-        let caps = [
-            (Kind::SortedList, LIST_CAP, "O(n²) to load"),
-            (Kind::SlottedArray, SLOTTED_CAP, "too slow to load"),
-            (Kind::IdleTrees, IDLE_TREES_CAP, "too slow to load"),
-        ];
-        if let Some((_, cap, why)) = caps.iter().find(|&&(k, cap, _)| k == kind && self.entries > cap) {
-            return Err(format!("{kind} is not built above {cap} entries ({why})"));
+        if let Some(cap) = kind.spec().cap.filter(|cap| self.entries > cap.entries) {
+            return Err(format!("{kind} is not built above {} entries ({})", cap.entries, cap.why));
         }
         self.build_unchecked(kind).map_err(|e| e.to_string())
     }

@@ -5,9 +5,7 @@
 //! length, so a window only looks at those that can reach it; and an earliest start is
 //! only ever `ready` or an instant where some rectangle ends.
 
-use structures::{
-    check_count, check_set, rebuild, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame,
-};
+use structures::{check_count, check_set, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame};
 
 /// One allocated rectangle: `ids` are busy over `[start, end)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,7 +115,8 @@ impl AvailabilityIndex for Oracle {
     /// the earliest: moving a start back by one unit (or one slot) drops only the
     /// rectangles that end there, so without an end there it frees no id.
     fn earliest(&self, ready: Time, duration: Time, n: u32) -> Result<Option<TimeFrame>, Error> {
-        self.config.search(self.now, ready, duration)?;
+        let end = ready.checked_add(duration).ok_or(Error::Overflow { start: ready, duration })?;
+        self.config.window(self.now, ready, end)?;
         check_count(n, self.capacity)?;
         let limit = self.config.limit(self.now);
         let mut starts: Vec<Time> = self.busy.iter().map(|b| b.end).filter(|&t| t > ready).collect();
@@ -227,7 +226,16 @@ impl AvailabilityIndex for Oracle {
     }
 
     fn load_frames(&mut self, frames: &[TimeFrame]) -> Result<(), Error> {
-        *self = rebuild(Self::new(self.capacity, self.config)?, self.now, frames)?;
+        let mut fresh = Self::new(self.capacity, self.config)?;
+        fresh.advance(self.now)?;
+        let limit = self.config.limit(self.now);
+        if self.now < limit {
+            fresh.allocate(self.now, limit, &self.full())?;
+        }
+        for frame in frames {
+            fresh.release(frame.start, frame.end, &frame.free)?;
+        }
+        *self = fresh;
         Ok(())
     }
 

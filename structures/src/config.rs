@@ -1,9 +1,11 @@
-//! Slot width and horizon, and the request checks and quantisation every index shares.
+//! Slot width and horizon, their quantisation, and the argument checks the shell
+//! (`shell/`) makes before any structure sees a request.
 //!
 //! Continuous structures run with the default (slot 1, no horizon); slotted ones declare
 //! theirs, and the oracle is built with the same value so that both answer on equal terms.
-//! Every structure calls these functions first, so the order in which argument errors
-//! are reported is the same everywhere.
+//! Only the shell and composites of whole indexes ([`Partitioned`](crate::Partitioned))
+//! call the checks, so the order in which argument errors are reported is the same
+//! everywhere.
 
 use serde::{Deserialize, Serialize};
 
@@ -57,9 +59,9 @@ impl Config {
     /// [`Error::BadConfig`] naming `structure` when there is no horizon or it holds more
     /// than [`MAX_SLOTS`] slots.
     pub fn slots(&self, structure: &str) -> Result<usize, Error> {
-        let horizon = self
-            .horizon
-            .ok_or_else(|| Error::BadConfig { reason: format!("a {structure} needs a horizon") })?;
+        let horizon = self.horizon.ok_or_else(|| Error::BadConfig {
+            reason: format!("the {structure} structure needs a horizon (--horizon)"),
+        })?;
         match horizon / self.slot {
             slots if slots > MAX_SLOTS => {
                 Err(Error::BadConfig { reason: format!("{slots} slots are more than {MAX_SLOTS}") })
@@ -119,68 +121,6 @@ impl Config {
             return Err(Error::BeforePast { time: to, now });
         }
         Ok(self.floor(to))
-    }
-
-    /// The checks an allocation makes before changing anything, in the order every
-    /// structure reports them; returns the quantised window. `free_throughout` gives the
-    /// ids free at every instant of a quantised window.
-    ///
-    /// # Errors
-    /// A window error from [`Config::window`], an error from [`check_set`], or
-    /// [`Error::NotFree`] naming the ids of `set` busy at some instant of the window.
-    #[allow(clippy::too_many_arguments)] // the request, the state it meets, and one query
-    pub fn admit_allocation(
-        &self,
-        now: Time,
-        capacity: u32,
-        start: Time,
-        end: Time,
-        set: &RangeSet,
-        free_throughout: impl FnOnce(Time, Time) -> RangeSet,
-    ) -> Result<(Time, Time), Error> {
-        let (s, e) = self.window(now, start, end)?;
-        check_set(set, capacity)?;
-        let busy = set.subtract(&free_throughout(s, e));
-        if !busy.is_empty() {
-            return Err(Error::NotFree { start, end, busy });
-        }
-        Ok((s, e))
-    }
-
-    /// The checks a release makes before changing anything, as
-    /// [`admit_allocation`](Config::admit_allocation); `free_somewhere` gives the ids free
-    /// at some instant of a quantised window.
-    ///
-    /// # Errors
-    /// A window error, an error from [`check_set`], or [`Error::NotAllocated`] naming the
-    /// ids of `set` free at some instant of the window.
-    #[allow(clippy::too_many_arguments)] // the request, the state it meets, and one query
-    pub fn admit_release(
-        &self,
-        now: Time,
-        capacity: u32,
-        start: Time,
-        end: Time,
-        set: &RangeSet,
-        free_somewhere: impl FnOnce(Time, Time) -> RangeSet,
-    ) -> Result<(Time, Time), Error> {
-        let (s, e) = self.window(now, start, end)?;
-        check_set(set, capacity)?;
-        let free = set.intersect(&free_somewhere(s, e));
-        if !free.is_empty() {
-            return Err(Error::NotAllocated { start, end, free });
-        }
-        Ok((s, e))
-    }
-
-    /// Checks the window `[ready, ready + duration)` of an earliest-start search.
-    ///
-    /// # Errors
-    /// [`Error::EmptyWindow`] for a zero duration, [`Error::Overflow`], then as
-    /// [`Config::window`].
-    pub fn search(&self, now: Time, ready: Time, duration: Time) -> Result<(), Error> {
-        let end = ready.checked_add(duration).ok_or(Error::Overflow { start: ready, duration })?;
-        self.window(now, ready, end).map(|_| ())
     }
 }
 

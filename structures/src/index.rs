@@ -64,7 +64,9 @@ pub trait AvailabilityIndex {
     /// the horizon.
     ///
     /// # Errors
-    /// A window error from [`Config::search`], or [`Error::BadCount`].
+    /// [`Error::EmptyWindow`] for a zero duration, [`Error::Overflow`] when
+    /// `ready + duration` does not fit, a window error from [`Config::window`], or
+    /// [`Error::BadCount`].
     fn earliest(&self, ready: Time, duration: Time, n: u32) -> Result<Option<TimeFrame>, Error>;
 
     /// Marks `set` busy over `[start, end)`.
@@ -128,24 +130,12 @@ pub trait AvailabilityIndex {
     /// # Errors
     /// A message naming the first broken invariant and where.
     fn validate(&self) -> Result<(), String>;
-}
 
-/// The state `load_frames` asks for, built on `fresh` (a new index of the caller's kind,
-/// capacity and configuration): moved to `now`, everything busy from there to the
-/// horizon, then each frame released. Structures implement `load_frames` as
-/// `*self = rebuild(Self::new(..)?, self.now(), frames)?`, so a failure leaves the
-/// caller's index untouched.
-///
-/// # Errors
-/// As [`AvailabilityIndex::load_frames`].
-pub fn rebuild<I: AvailabilityIndex>(mut fresh: I, now: Time, frames: &[TimeFrame]) -> Result<I, Error> {
-    fresh.advance(now)?;
-    let limit = fresh.config().limit(now);
-    if now < limit {
-        fresh.allocate(now, limit, &RangeSet::full(fresh.capacity()))?;
+    /// Plants `fault` in the shared shell's window check, for tests that show the
+    /// differential driver catching it (feature `planted`). Other implementations
+    /// ignore it.
+    #[cfg(feature = "planted")]
+    fn plant(&mut self, fault: crate::Fault) {
+        let _ = fault;
     }
-    for frame in frames {
-        fresh.release(frame.start, frame.end, &frame.free)?;
-    }
-    Ok(fresh)
 }

@@ -2,8 +2,8 @@
 //!
 //! Every structure implements [`AvailabilityIndex`] with exactly the same semantics; they
 //! differ only in speed, memory and the work they visit ([`Cost`]). The trait is in
-//! [`index`], the shared types beside it, each structure in a module of its own, and the
-//! list of structures the command line and tests know in [`registry`].
+//! [`index`] and implemented once, by [`Shell`], over each structure's engine (a module
+//! of its own); every fact about a structure is in [`registry`].
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -18,6 +18,7 @@ pub mod profile;
 pub mod range_set;
 pub mod registry;
 pub mod segment_tree;
+mod shell;
 pub mod slotted_array;
 mod sweep;
 
@@ -25,13 +26,16 @@ pub use calendar::CalendarQueue;
 pub use config::{check_count, check_set, Config, MAX_SLOTS};
 pub use error::Error;
 pub use idle_periods::IdlePeriodTrees;
-pub use index::{rebuild, AvailabilityIndex, Cost, TimeFrame, COUNTING};
+pub use index::{AvailabilityIndex, Cost, TimeFrame, COUNTING};
 pub use interval_skip_list::IntervalSkipList;
 pub use partitioned::Partitioned;
 pub use profile::{BTreeProfile, RbTreeProfile, SortedListProfile};
 pub use range_set::RangeSet;
 pub use registry::Kind;
 pub use segment_tree::SegmentTree;
+#[cfg(feature = "planted")]
+pub use shell::planted::Fault;
+pub use shell::Shell;
 pub use slotted_array::SlottedArray;
 
 /// A point in time: unit-less (the traces use seconds).

@@ -1,37 +1,142 @@
-//! The structures the command line, the replays and the shared test suite know by name.
-//! A new structure gets a variant here (see the README's checklist).
+//! Every structure's facts in one place: [`Kind::spec`]. The command line, the replays,
+//! the reports, the benchmarks and the fuzz targets read a structure's name, units,
+//! theory, caps and source from here and nowhere else. Adding a structure means one
+//! module, one [`Kind`] variant and one arm of [`Kind::spec`] (see the README's
+//! checklist).
 
 use std::fmt;
 use std::str::FromStr;
 
+use crate::shell::Engine;
 use crate::{
     AvailabilityIndex, BTreeProfile, CalendarQueue, Config, Error, IdlePeriodTrees, IntervalSkipList,
-    RbTreeProfile, SegmentTree, SlottedArray, SortedListProfile,
+    RbTreeProfile, SegmentTree, Shell, SlottedArray, SortedListProfile,
 };
+
+/// One kind of structure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// [`RbTreeProfile`].
+    RbTree,
+    /// [`SortedListProfile`].
+    SortedList,
+    /// [`BTreeProfile`].
+    BTree,
+    /// [`SlottedArray`].
+    SlottedArray,
+    /// [`SegmentTree`].
+    SegmentTree,
+    /// [`CalendarQueue`].
+    CalendarQueue,
+    /// [`IdlePeriodTrees`].
+    IdleTrees,
+    /// [`IntervalSkipList`].
+    SkipList,
+}
+
+/// A cost bound and the growth exponent it predicts against profile entries, on states
+/// of constant density (what the benchmark report holds measured growth against).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bound {
+    /// The bound as the report prints it.
+    pub text: &'static str,
+    /// The exponent of n it predicts (`NaN` where it predicts none).
+    pub exponent: f64,
+}
+
+/// A structure's theoretical cost per operation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Theory {
+    /// `check`.
+    pub check: Bound,
+    /// `earliest`.
+    pub earliest: Bound,
+    /// `allocate`.
+    pub allocate: Bound,
+    /// `release`.
+    pub release: Bound,
+    /// `free_frames`.
+    pub free_frames: Bound,
+    /// `options`.
+    pub options: Bound,
+    /// A whole replay, per job.
+    pub replay: Bound,
+    /// `check` and `earliest` when the cost accounting is compiled in, where it changes
+    /// their bound.
+    pub counted_queries: Option<Bound>,
+}
+
+impl Theory {
+    /// One bound for every operation.
+    const fn uniform(text: &'static str, exponent: f64) -> Self {
+        let b = Bound { text, exponent };
+        Self {
+            check: b,
+            earliest: b,
+            allocate: b,
+            release: b,
+            free_frames: b,
+            options: b,
+            replay: b,
+            counted_queries: None,
+        }
+    }
+}
+
+/// Where a structure comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Source {
+    /// The paper: a short name from `../shared/papers/`, or a citation.
+    pub paper: &'static str,
+    /// The section that describes the structure.
+    pub section: &'static str,
+}
+
+/// A benchmark cap: states larger than this are not loaded into the structure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cap {
+    /// The most profile entries a benchmark state may have.
+    pub entries: usize,
+    /// Why, as the benchmark and report print it.
+    pub why: &'static str,
+}
+
+/// Everything resbench knows about one structure.
+#[derive(Debug, Clone, Copy)]
+pub struct Spec {
+    /// The name the command line, run files and reports use.
+    pub name: &'static str,
+    /// One line: what it is.
+    pub description: &'static str,
+    /// A new index of this structure, all resources free from time 0.
+    pub build: fn(u32, Config) -> Result<Box<dyn AvailabilityIndex>, Error>,
+    /// The horizon in slots it gets when it needs one and none is given; `None` when it
+    /// needs none.
+    pub default_horizon_slots: Option<u64>,
+    /// What [`AvailabilityIndex::size`] counts.
+    pub size_unit: &'static str,
+    /// What a [`Cost`](crate::Cost)'s `visited` and `worst` count.
+    pub cost_unit: &'static str,
+    /// How its `visited / worst` ratios read, for the replay report.
+    pub cost_reading: &'static str,
+    /// Its cost per operation.
+    pub theory: Theory,
+    /// The benchmarks' cap, if any.
+    pub cap: Option<Cap>,
+    /// The paper it comes from.
+    pub source: Source,
+}
 
 /// The horizon, in slots, a structure that needs one gets when none is given.
 pub const DEFAULT_HORIZON_SLOTS: u64 = 256;
 
-/// One kind of structure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
-    /// [`RbTreeProfile`]: the seed's red-black tree with a linked list.
-    RbTree,
-    /// [`SortedListProfile`]: the sorted-list baseline.
-    SortedList,
-    /// [`BTreeProfile`]: the profile on `std::collections::BTreeMap`.
-    BTree,
-    /// [`SlottedArray`]: the FCFS-EDS seed's array of time slots.
-    SlottedArray,
-    /// [`SegmentTree`]: a segment tree of slots with lazy range updates.
-    SegmentTree,
-    /// [`CalendarQueue`]: the profile's change points in Brown's calendar queue.
-    CalendarQueue,
-    /// [`IdlePeriodTrees`]: the co-allocation seed's per-slot 2-D trees of idle periods.
-    IdleTrees,
-    /// [`IntervalSkipList`]: the RSPB thesis' time slot table as an interval skip list.
-    SkipList,
+fn build<E: Engine + 'static>(capacity: u32, config: Config) -> Result<Box<dyn AvailabilityIndex>, Error> {
+    Ok(Box::new(Shell::<E>::new(capacity, config)?))
 }
+
+const PROFILE_READING: &str = "Its unit is profile entries and its worst case rbtree-availability-profile's (section IV: m for check, m² for earliest), so it is the paper's own measure.";
+
+const PROFILE_SOURCE: Source = Source { paper: "rbtree-availability-profile", section: "III" };
 
 impl Kind {
     /// Every structure, in the order tables list them.
@@ -46,32 +151,132 @@ impl Kind {
         Kind::SkipList,
     ];
 
-    /// The name the command line uses.
-    pub fn name(self) -> &'static str {
+    /// This structure's facts.
+    pub const fn spec(self) -> Spec {
         match self {
-            Kind::RbTree => "rbtree",
-            Kind::SortedList => "list",
-            Kind::BTree => "btree",
-            Kind::SlottedArray => "slotted",
-            Kind::SegmentTree => "segtree",
-            Kind::CalendarQueue => "calendar",
-            Kind::IdleTrees => "idletrees",
-            Kind::SkipList => "skiplist",
+            Kind::RbTree => Spec {
+                name: "rbtree",
+                description: "the availability profile in a red-black tree threaded by a linked list",
+                build: build::<<RbTreeProfile as Built>::Engine>,
+                default_horizon_slots: None,
+                size_unit: "profile entries",
+                cost_unit: "profile entries",
+                cost_reading: PROFILE_READING,
+                theory: Theory::uniform("O(log n)", 0.0),
+                cap: None,
+                source: PROFILE_SOURCE,
+            },
+            Kind::SortedList => Spec {
+                name: "list",
+                description: "the availability profile in a sorted list walked from its head (the O(n) baseline)",
+                build: build::<<SortedListProfile as Built>::Engine>,
+                default_horizon_slots: None,
+                size_unit: "profile entries",
+                cost_unit: "profile entries",
+                cost_reading: PROFILE_READING,
+                theory: Theory::uniform("O(n): walks from the head; updates shift a vector", 1.0),
+                cap: Some(Cap { entries: 100_000, why: "O(n²) to load" }),
+                source: PROFILE_SOURCE,
+            },
+            Kind::BTree => Spec {
+                name: "btree",
+                description: "the availability profile on std::collections::BTreeMap",
+                build: build::<<BTreeProfile as Built>::Engine>,
+                default_horizon_slots: None,
+                size_unit: "profile entries",
+                cost_unit: "profile entries",
+                cost_reading: PROFILE_READING,
+                theory: Theory {
+                    counted_queries: Some(Bound { text: "O(n): the accounting counts the rank", exponent: 1.0 }),
+                    ..Theory::uniform("O(log n)", 0.0)
+                },
+                cap: None,
+                source: PROFILE_SOURCE,
+            },
+            Kind::SlottedArray => Spec {
+                name: "slotted",
+                description: "an array of time slots over a rolling horizon, each with its free set and the reservations starting in it",
+                build: build::<<SlottedArray as Built>::Engine>,
+                default_horizon_slots: Some(DEFAULT_HORIZON_SLOTS),
+                size_unit: "slots plus reservations",
+                cost_unit: "slots",
+                cost_reading: "Its unit is slots and its worst case every slot of the window (check) or of every candidate window (earliest): a check that admits visits every slot of its window, so admitted checks sit at 100 %.",
+                theory: Theory::uniform("O(window slots): direct indexing", 0.0),
+                cap: Some(Cap { entries: 20_000, why: "too slow to load" }),
+                source: Source { paper: "fcfs-eds-slotted-array", section: "3" },
+            },
+            Kind::SegmentTree => Spec {
+                name: "segtree",
+                description: "a segment tree over the slots of a rolling horizon, with lazy range updates",
+                build: build::<<SegmentTree as Built>::Engine>,
+                default_horizon_slots: Some(DEFAULT_HORIZON_SLOTS),
+                size_unit: "tree nodes",
+                cost_unit: "tree nodes",
+                cost_reading: "Its unit is tree nodes and its worst case 4 nodes a level per range query (6 + 4 per candidate for earliest): a range query touches a fixed share of that bound, so its ratios sit in a narrow band.",
+                theory: Theory::uniform("O(log n)", 0.0),
+                cap: None,
+                source: Source { paper: "Burchard (2005); Brodnik & Nilsson", section: "slot trees" },
+            },
+            Kind::CalendarQueue => Spec {
+                name: "calendar",
+                description: "the availability profile's change points in Brown's calendar queue with GarQ's per-bucket summaries",
+                build: build::<<CalendarQueue as Built>::Engine>,
+                default_horizon_slots: None,
+                size_unit: "change points",
+                cost_unit: "buckets plus change points",
+                cost_reading: "Its unit is buckets plus change points and its worst case every point held plus two bucket visits per day walked: a loose bound, so low ratios say less than the profiles'.",
+                theory: Theory::uniform("O(1) expected", 0.0),
+                cap: None,
+                source: Source { paper: "Brown (1988); Sulistio et al. (2009), GarQ", section: "calendar queue" },
+            },
+            Kind::IdleTrees => Spec {
+                name: "idletrees",
+                description: "per-slot 2-D trees of each server's idle periods, searched in two phases",
+                build: build::<<IdlePeriodTrees as Built>::Engine>,
+                default_horizon_slots: None,
+                size_unit: "idle periods, once per tree",
+                cost_unit: "tree nodes",
+                cost_reading: "Its unit is tree nodes (Phase 1's primary plus Phase 2's secondary) and its worst case coallocation-2d-trees' L + L² per attempt for a tree of L levels, summed over the candidates earliest tries: aligned time makes Phase 1 mark the whole tree, so ratios sit high.",
+                theory: Theory {
+                    check: Bound { text: "O((log N)²) per attempt, N servers", exponent: 0.0 },
+                    earliest: Bound { text: "O((log N)²) per attempt, N servers", exponent: 0.0 },
+                    allocate: Bound { text: "O(n N log N): rebuilds every run an open-ended period spans", exponent: 1.0 },
+                    release: Bound { text: "O(n N log N): rebuilds every run an open-ended period spans", exponent: 1.0 },
+                    ..Theory::uniform("O(window runs)", 0.0)
+                },
+                cap: Some(Cap { entries: 20_000, why: "too slow to load" }),
+                source: Source { paper: "coallocation-2d-trees", section: "4.1" },
+            },
+            Kind::SkipList => Spec {
+                name: "skiplist",
+                description: "the reservations in Hanson & Johnson's interval skip list",
+                build: build::<<IntervalSkipList as Built>::Engine>,
+                default_horizon_slots: None,
+                size_unit: "skip-list nodes",
+                cost_unit: "skip-list nodes and markers",
+                cost_reading: "Its unit is skip-list nodes and markers examined and its worst case every node twice plus every marker and every reservation, per candidate tried: a loose bound, so low ratios say less than the profiles'.",
+                theory: Theory::uniform("O(log n) expected, plus the reservations met", 0.0),
+                cap: None,
+                source: Source { paper: "rspb-priorities-benefit-functions", section: "3.4" },
+            },
         }
     }
 
-    /// Whether the structure covers a bounded horizon of slots.
-    pub fn needs_horizon(self) -> bool {
-        matches!(self, Kind::SlottedArray | Kind::SegmentTree)
+    /// The name the command line uses.
+    pub const fn name(self) -> &'static str {
+        self.spec().name
     }
 
-    /// `config` as this structure runs it: one that needs a horizon and has none gets
-    /// [`DEFAULT_HORIZON_SLOTS`] slots.
+    /// Whether the structure covers a bounded horizon of slots.
+    pub const fn needs_horizon(self) -> bool {
+        self.spec().default_horizon_slots.is_some()
+    }
+
+    /// `config` as this structure runs it: one that needs a horizon and has none gets its
+    /// default number of slots.
     pub fn config_for(self, config: Config) -> Config {
-        match config.horizon {
-            None if self.needs_horizon() => {
-                Config { horizon: Some(config.slot.saturating_mul(DEFAULT_HORIZON_SLOTS)), ..config }
-            }
+        match (config.horizon, self.spec().default_horizon_slots) {
+            (None, Some(slots)) => Config { horizon: Some(config.slot.saturating_mul(slots)), ..config },
             _ => config,
         }
     }
@@ -81,17 +286,18 @@ impl Kind {
     /// # Errors
     /// [`Error::BadConfig`] for a zero capacity or an invalid configuration.
     pub fn build(self, capacity: u32, config: Config) -> Result<Box<dyn AvailabilityIndex>, Error> {
-        Ok(match self {
-            Kind::RbTree => Box::new(RbTreeProfile::new(capacity, config)?),
-            Kind::SortedList => Box::new(SortedListProfile::new(capacity, config)?),
-            Kind::BTree => Box::new(BTreeProfile::new(capacity, config)?),
-            Kind::SlottedArray => Box::new(SlottedArray::new(capacity, config)?),
-            Kind::SegmentTree => Box::new(SegmentTree::new(capacity, config)?),
-            Kind::CalendarQueue => Box::new(CalendarQueue::new(capacity, config)?),
-            Kind::IdleTrees => Box::new(IdlePeriodTrees::new(capacity, config)?),
-            Kind::SkipList => Box::new(IntervalSkipList::new(capacity, config)?),
-        })
+        (self.spec().build)(capacity, config)
     }
+}
+
+/// The engine behind a structure's public type, so that the registry names each
+/// structure by the type users know.
+trait Built {
+    type Engine: Engine + 'static;
+}
+
+impl<E: Engine + 'static> Built for Shell<E> {
+    type Engine = E;
 }
 
 impl fmt::Display for Kind {

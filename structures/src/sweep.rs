@@ -3,6 +3,8 @@
 //! Neighbouring steps may hold equal sets (a slotted array has one step per slot), and
 //! the first step may start before the window.
 
+use std::borrow::Borrow;
+
 use crate::{RangeSet, Time, TimeFrame};
 
 /// Intersects `acc` with the steps of `rest` that start before `end`, counting each in
@@ -28,24 +30,21 @@ pub(crate) fn intersect_until<'a>(
 }
 
 /// The steps inside `[s, e)`, the first clipped to start at `s`.
-fn clipped<'a>(
-    steps: impl Iterator<Item = (Time, &'a RangeSet)>,
-    s: Time,
-    e: Time,
-) -> impl Iterator<Item = (Time, &'a RangeSet)> {
-    steps.take_while(move |&(t, _)| t < e).map(move |(t, free)| (t.max(s), free))
+fn clipped<F>(steps: impl Iterator<Item = (Time, F)>, s: Time, e: Time) -> impl Iterator<Item = (Time, F)> {
+    steps.take_while(move |(t, _)| *t < e).map(move |(t, free)| (t.max(s), free))
 }
 
 /// Free frames: keeps, per start time, the ids whose free run began then, and closes a
 /// frame for the ids that stop being free.
-pub(crate) fn free_frames<'a>(
-    steps: impl Iterator<Item = (Time, &'a RangeSet)>,
+pub(crate) fn free_frames<F: Borrow<RangeSet>>(
+    steps: impl Iterator<Item = (Time, F)>,
     s: Time,
     e: Time,
 ) -> Vec<TimeFrame> {
     let mut open: Vec<(Time, RangeSet)> = Vec::new();
     let mut frames = Vec::new();
     for (t, free) in clipped(steps, s, e) {
+        let free = free.borrow();
         let mut running = RangeSet::new();
         open.retain_mut(|(start, ids)| {
             let ended = ids.subtract(free);
@@ -69,27 +68,28 @@ pub(crate) fn free_frames<'a>(
 /// The maximal free rectangles: from each step, intersect forward; a rectangle is kept
 /// where its set would shrink on either side (or meets the clip edge). Steps equal to
 /// their neighbours never start or end one.
-pub(crate) fn options<'a>(
-    steps: impl Iterator<Item = (Time, &'a RangeSet)>,
+pub(crate) fn options<F: Borrow<RangeSet>>(
+    steps: impl Iterator<Item = (Time, F)>,
     s: Time,
     e: Time,
     min_duration: Time,
     min_n: u64,
 ) -> Vec<TimeFrame> {
-    let steps: Vec<(Time, &RangeSet)> = clipped(steps, s, e).collect();
+    let steps: Vec<(Time, F)> = clipped(steps, s, e).collect();
+    let set = |i: usize| steps[i].1.borrow();
     let mut options = Vec::new();
-    for (i, &(start, first)) in steps.iter().enumerate() {
-        let mut acc = first.clone();
+    for (i, (start, first)) in steps.iter().enumerate() {
+        let (start, mut acc) = (*start, first.borrow().clone());
         for j in i..steps.len() {
             if j > i {
-                acc = acc.intersect(steps[j].1);
+                acc = acc.intersect(set(j));
             }
             if acc.is_empty() {
                 break;
             }
-            let end = steps.get(j + 1).map_or(e, |&(t, _)| t);
-            let right_max = steps.get(j + 1).is_none_or(|(_, next)| !acc.is_subset(next));
-            let left_max = i == 0 || !acc.is_subset(steps[i - 1].1);
+            let end = steps.get(j + 1).map_or(e, |(t, _)| *t);
+            let right_max = j + 1 == steps.len() || !acc.is_subset(set(j + 1));
+            let left_max = i == 0 || !acc.is_subset(set(i - 1));
             if right_max && left_max && end - start >= min_duration && acc.count() >= min_n {
                 options.push(TimeFrame { start, end, free: acc.clone() });
             }

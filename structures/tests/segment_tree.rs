@@ -14,7 +14,7 @@ fn tree(capacity: u32, slot: u64, slots: u64) -> SegmentTree {
 #[test]
 fn it_needs_a_bounded_horizon() {
     let err = SegmentTree::new(4, Config::default()).unwrap_err();
-    assert_eq!(err, Error::BadConfig { reason: "a segment tree needs a horizon".into() });
+    assert_eq!(err, Error::BadConfig { reason: "the segtree structure needs a horizon (--horizon)".into() });
     let huge = Config { slot: 1, horizon: Some(MAX_SLOTS + 1) };
     assert!(matches!(SegmentTree::new(4, huge), Err(Error::BadConfig { .. })));
 }

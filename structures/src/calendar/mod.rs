@@ -1,4 +1,4 @@
-//! The calendar queue (issue 3): the availability profile's change points held in Brown's
+//! The calendar queue: the availability profile's change points held in Brown's
 //! calendar (`buckets.rs`) instead of a tree or list, with GarQ's per-bucket availability
 //! summaries (Sulistio et al. 2009) letting a search take a whole day at once.
 //!
@@ -18,13 +18,12 @@
 
 mod buckets;
 
-use std::cell::Cell;
+use std::borrow::Cow;
 
 use buckets::Buckets;
 
-use crate::{
-    check_count, rebuild, sweep, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame, COUNTING,
-};
+use crate::shell::{Basis, Engine, Shell};
+use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame};
 
 /// The calendar's size, for reports and tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,14 +39,12 @@ pub struct Shape {
 }
 
 /// An availability profile in a calendar queue.
+pub type CalendarQueue = Shell<Calendar>;
+
+/// The engine of [`CalendarQueue`]: the change points in day-buckets.
 #[derive(Debug, Clone)]
-pub struct CalendarQueue {
-    capacity: u32,
-    config: Config,
-    now: Time,
-    full: RangeSet,
+pub struct Calendar {
     calendar: Buckets,
-    cost: Cell<Option<Cost>>,
 }
 
 /// Why a window fails: a point with fewer than `n` free (no window through it fits), or
@@ -57,42 +54,40 @@ enum Short {
     Narrow,
 }
 
-impl CalendarQueue {
-    /// An index of `capacity` resources, all free from time 0 on.
-    ///
-    /// # Errors
-    /// [`Error::BadConfig`] from [`Config::validate`].
-    pub fn new(capacity: u32, config: Config) -> Result<Self, Error> {
-        config.validate(capacity)?;
-        let full = RangeSet::full(capacity);
-        let calendar = Buckets::new(config.slot, 0, full.clone());
-        Ok(Self { capacity, config, now: 0, full, calendar, cost: Cell::new(None) })
-    }
-
+impl Shell<Calendar> {
     /// The calendar's current size.
     pub fn shape(&self) -> Shape {
-        let (buckets, width, fullest) = self.calendar.shape();
-        Shape { points: self.calendar.len(), buckets, width, fullest }
+        let calendar = &self.parts().0.calendar;
+        let (buckets, width, fullest) = calendar.shape();
+        Shape { points: calendar.len(), buckets, width, fullest }
     }
+}
 
+impl Calendar {
     /// The point holding `t >= now`.
     fn holding(&self, t: Time, steps: &mut u64) -> (Time, &RangeSet) {
         self.calendar.at_or_before(t, steps).expect("a point sits at now, and t is not earlier")
     }
 
     /// The window's points, from the one holding `s` to the last before `e`.
-    fn steps(&self, s: Time, e: Time) -> Vec<(Time, RangeSet)> {
+    fn points(&self, s: Time, e: Time) -> impl Iterator<Item = &(Time, RangeSet)> {
         let anchor = self.holding(s, &mut 0).0;
         let mut walk = self.calendar.walk(anchor, e);
-        std::iter::from_fn(|| walk.next_day()).flat_map(|day| day.points.iter().cloned()).collect()
+        std::iter::from_fn(move || walk.next_day()).flat_map(|day| day.points.iter())
     }
-
     /// Intersects the free sets from the point `anchor` to the window end `e`, counting
     /// buckets and points in `visited`; a day whose bucket holds only points of that day
     /// inside the window is taken from the bucket's summary.
-    fn intersect(&self, anchor: Time, e: Time, n: u64, visited: &mut u64) -> Result<RangeSet, Short> {
+    fn intersect(
+        &self,
+        full: &RangeSet,
+        anchor: Time,
+        e: Time,
+        n: u64,
+        visited: &mut u64,
+    ) -> Result<RangeSet, Short> {
         let mut walk = self.calendar.walk(anchor, e);
-        let mut acc = self.full.clone();
+        let mut acc = full.clone();
         let result = loop {
             let Some(day) = walk.next_day() else { break Ok(acc) };
             if let Some(bucket) = day.whole.filter(|b| b.min >= n) {
@@ -132,18 +127,10 @@ impl CalendarQueue {
         (self.calendar.len() as u64).saturating_add(days.saturating_mul(2))
     }
 
-    fn free_throughout(&self, s: Time, e: Time) -> RangeSet {
-        self.steps(s, e).iter().fold(self.full.clone(), |acc, (_, f)| acc.intersect(f))
-    }
-
-    fn free_somewhere(&self, s: Time, e: Time) -> RangeSet {
-        self.steps(s, e).iter().fold(RangeSet::new(), |acc, (_, f)| acc.union(f))
-    }
-
     /// Applies `f` over `[s, e)` as the profile does: split at both ends, change the
     /// points between, drop the ends if they now equal their predecessors, then let the
     /// calendar resize.
-    fn apply(&mut self, s: Time, e: Time, f: &mut dyn FnMut(&mut RangeSet)) {
+    fn apply(&mut self, at: &Basis, s: Time, e: Time, f: &mut dyn FnMut(&mut RangeSet)) {
         for t in [s, e] {
             if self.calendar.get(t).is_none() {
                 let free = self.holding(t, &mut 0).1.clone();
@@ -152,7 +139,7 @@ impl CalendarQueue {
         }
         self.calendar.update(s, e, f);
         for t in [e, s] {
-            let before = t.checked_sub(1).filter(|_| t > self.now).map(|p| self.holding(p, &mut 0).1);
+            let before = t.checked_sub(1).filter(|_| t > at.now).map(|p| self.holding(p, &mut 0).1);
             if before.is_some() && before == self.calendar.get(t) {
                 self.calendar.remove(t);
             }
@@ -161,61 +148,42 @@ impl CalendarQueue {
     }
 }
 
-impl AvailabilityIndex for CalendarQueue {
-    fn name(&self) -> &'static str {
-        "calendar"
+impl Engine for Calendar {
+    const KIND: Kind = Kind::CalendarQueue;
+
+    fn new(at: &Basis) -> Result<Self, Error> {
+        Ok(Self { calendar: Buckets::new(at.config.slot, at.now, at.full.clone()) })
     }
 
-    fn capacity(&self) -> u32 {
-        self.capacity
-    }
-
-    fn config(&self) -> Config {
-        self.config
-    }
-
-    fn now(&self) -> Time {
-        self.now
-    }
-
-    /// Finds the point holding `start` walking back (`search`), then walks the window;
+    /// Finds the point holding `s` walking back (`search`), then walks the window;
     /// `visited` counts buckets and points, the worst case is every point held plus two
     /// bucket visits per day of the walk.
-    fn check(&self, start: Time, end: Time, n: u32) -> Result<Option<RangeSet>, Error> {
-        self.cost.set(None);
-        let (s, e) = self.config.window(self.now, start, end)?;
-        check_count(n, self.capacity)?;
+    fn check(&self, at: &Basis, s: Time, e: Time, n: u64) -> (Option<RangeSet>, Cost) {
         let mut cost = Cost::default();
         let anchor = self.holding(s, &mut cost.search).0;
         cost.worst = self.walk_bound(anchor, e);
-        let answer = self.intersect(anchor, e, u64::from(n), &mut cost.visited).ok();
-        self.cost.set(COUNTING.then_some(cost));
-        Ok(answer)
+        let answer = self.intersect(&at.full, anchor, e, n, &mut cost.visited).ok();
+        (answer, cost)
     }
 
     /// The profile's Algorithm 1 over the calendar: the candidates are `ready` and every
     /// later point; a point with fewer than `n` free rules out every candidate up to it.
     /// Finding the next candidate counts in `search`; the worst case is the `check` bound
     /// of every candidate tried, each reaching the last window's end.
-    fn earliest(&self, ready: Time, duration: Time, n: u32) -> Result<Option<TimeFrame>, Error> {
-        self.cost.set(None);
-        self.config.search(self.now, ready, duration)?;
-        check_count(n, self.capacity)?;
-        let (limit, n) = (self.config.limit(self.now), u64::from(n));
+    fn earliest(&self, at: &Basis, ready: Time, duration: Time, n: u64) -> (Option<TimeFrame>, Cost) {
         let mut cost = Cost::default();
-        let (mut anchor, mut free) = self.holding(self.config.floor(ready), &mut cost.search);
+        let (mut anchor, mut free) = self.holding(at.config.floor(ready), &mut cost.search);
         let first = anchor;
         let (mut tried, mut reach) = (0, None);
         let answer = loop {
             // `ready` for the first candidate; every later point is after it.
             let start = ready.max(anchor);
-            let Some(end) = start.checked_add(duration) else { break None };
-            let Some(window_end) = self.config.ceil(end).filter(|&q| q <= limit) else { break None };
+            let Some((end, window_end)) = at.candidate(start, duration) else { break None };
             let mut skip_to = anchor;
             if free.count() >= n {
                 tried += 1;
                 reach = Some(window_end);
-                match self.intersect(anchor, window_end, n, &mut cost.visited) {
+                match self.intersect(&at.full, anchor, window_end, n, &mut cost.visited) {
                     Ok(free) => break Some(TimeFrame { start, end, free }),
                     Err(Short::Blocked(t)) => skip_to = t,
                     Err(Short::Narrow) => {}
@@ -230,85 +198,61 @@ impl AvailabilityIndex for CalendarQueue {
         if let Some(reach) = reach {
             cost.worst = self.walk_bound(first, reach).saturating_mul(tried);
         }
-        self.cost.set(COUNTING.then_some(cost));
-        Ok(answer)
+        (answer, cost)
     }
 
-    fn allocate(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
-        self.cost.set(None);
-        let (s, e) = self
-            .config
-            .admit_allocation(self.now, self.capacity, start, end, set, |s, e| self.free_throughout(s, e))?;
-        self.apply(s, e, &mut |free| *free = free.subtract(set));
-        Ok(())
+    fn free_throughout(&self, at: &Basis, s: Time, e: Time, _: &RangeSet) -> RangeSet {
+        self.points(s, e).fold(at.full.clone(), |acc, (_, f)| acc.intersect(f))
     }
 
-    fn release(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
-        self.cost.set(None);
-        let (s, e) = self
-            .config
-            .admit_release(self.now, self.capacity, start, end, set, |s, e| self.free_somewhere(s, e))?;
-        self.apply(s, e, &mut |free| *free = free.union(set));
-        Ok(())
+    fn free_somewhere(&self, _: &Basis, s: Time, e: Time, _: &RangeSet) -> RangeSet {
+        self.points(s, e).fold(RangeSet::new(), |acc, (_, f)| acc.union(f))
     }
 
-    fn free_frames(&self, from: Time, to: Time) -> Result<Vec<TimeFrame>, Error> {
-        self.cost.set(None);
-        let (s, e) = self.config.window(self.now, from, to)?;
-        let steps = self.steps(s, e);
-        Ok(sweep::free_frames(steps.iter().map(|(t, f)| (*t, f)), s, e))
+    fn allocate(&mut self, at: &Basis, s: Time, e: Time, set: &RangeSet) {
+        self.apply(at, s, e, &mut |free| *free = free.subtract(set));
     }
 
-    fn options(&self, from: Time, to: Time, min_duration: Time, min_n: u32) -> Result<Vec<TimeFrame>, Error> {
-        self.cost.set(None);
-        let (s, e) = self.config.window(self.now, from, to)?;
-        let steps = self.steps(s, e);
-        Ok(sweep::options(steps.iter().map(|(t, f)| (*t, f)), s, e, min_duration, u64::from(min_n)))
+    fn release(&mut self, at: &Basis, s: Time, e: Time, set: &RangeSet) {
+        self.apply(at, s, e, &mut |free| *free = free.union(set));
     }
 
-    fn load_frames(&mut self, frames: &[TimeFrame]) -> Result<(), Error> {
-        self.cost.set(None);
-        *self = rebuild(Self::new(self.capacity, self.config)?, self.now, frames)?;
-        Ok(())
+    fn steps<'a>(
+        &'a self,
+        _: &'a Basis,
+        s: Time,
+        e: Time,
+    ) -> impl Iterator<Item = (Time, Cow<'a, RangeSet>)> {
+        self.points(s, e).map(|(t, f)| (*t, Cow::Borrowed(f)))
     }
 
     /// Removes the points before `now`, keeping the free set that holds at `now`.
-    fn advance(&mut self, now: Time) -> Result<(), Error> {
-        self.cost.set(None);
-        let now = self.config.advance(self.now, now)?;
+    fn advance(&mut self, at: &Basis, now: Time) {
         let free = self.holding(now, &mut 0).1.clone();
-        for t in self.calendar.times(self.now, now) {
+        for t in self.calendar.times(at.now, now) {
             self.calendar.remove(t);
         }
         if self.calendar.get(now).is_none() {
             self.calendar.insert(now, free);
         }
-        self.now = now;
         self.calendar.fit();
-        Ok(())
     }
 
     fn size(&self) -> usize {
         self.calendar.len()
     }
 
-    fn last_cost(&self) -> Option<Cost> {
-        self.cost.get()
-    }
-
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self, at: &Basis) -> Result<(), String> {
         self.calendar.validate()?;
         let points = self.calendar.sorted();
         match points.first() {
-            Some(&(t, _)) if t == self.now => {}
-            first => return Err(format!("first point {first:?} is not at now = {}", self.now)),
+            Some(&(t, _)) if t == at.now => {}
+            first => return Err(format!("first point {first:?} is not at now = {}", at.now)),
         }
         if let Some(w) = points.windows(2).find(|w| w[0].1 == w[1].1) {
             return Err(format!("points at {} and {} hold the same free set {}", w[0].0, w[1].0, w[0].1));
         }
-        if let Some((t, f)) =
-            points.iter().find(|(t, f)| t % self.config.slot != 0 || !f.is_subset(&self.full))
-        {
+        if let Some((t, f)) = points.iter().find(|(t, f)| t % at.config.slot != 0 || !f.is_subset(&at.full)) {
             return Err(format!("point {t} ({f}) is off a slot boundary or beyond the capacity"));
         }
         Ok(())

@@ -1,5 +1,5 @@
-//! The RSPB thesis' time slot table (`rspb-priorities-benefit-functions`, section 3.4 and
-//! its simulation set-up) kept, as the thesis keeps it, in an interval skip list (Hanson
+//! The time slot table of rspb-priorities-benefit-functions (section 3.4 and its
+//! simulation set-up) kept, as the thesis keeps it, in an interval skip list (Hanson
 //! & Johnson 1996; `list.rs`): the intervals are the reservations, each with the ids it
 //! holds busy, and the trait's questions are stabbing and range queries on it.
 //!
@@ -10,46 +10,27 @@
 
 mod list;
 
-use std::cell::Cell;
+use std::borrow::Cow;
 
 use list::List;
 
-use crate::{
-    check_count, rebuild, sweep, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame, COUNTING,
-};
+use crate::shell::{Basis, Engine, Shell};
+use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame, COUNTING};
 
 /// Reservations in an interval skip list.
+pub type IntervalSkipList = Shell<Reservations>;
+
+/// The engine of [`IntervalSkipList`]: the reservations and their skip list.
 #[derive(Debug, Clone)]
-pub struct IntervalSkipList {
-    capacity: u32,
-    config: Config,
-    now: Time,
-    full: RangeSet,
+pub struct Reservations {
     list: List,
-    cost: Cell<Option<Cost>>,
 }
 
-impl IntervalSkipList {
-    /// An empty list: every resource free from time 0.
-    ///
-    /// # Errors
-    /// [`Error::BadConfig`] for an invalid configuration.
-    pub fn new(capacity: u32, config: Config) -> Result<Self, Error> {
-        config.validate(capacity)?;
-        Ok(Self {
-            capacity,
-            config,
-            now: 0,
-            full: RangeSet::full(capacity),
-            list: List::new(),
-            cost: Cell::new(None),
-        })
-    }
-
+impl Reservations {
     /// The ids busy at some instant of `[s, e)`; with `n`, stops (with `None`) once fewer
     /// than `n` stay free.
-    fn busy(&self, s: Time, e: Time, n: Option<u64>, visited: &mut u64) -> Option<RangeSet> {
-        let most = u64::from(self.capacity) - n.unwrap_or(0);
+    fn busy(&self, at: &Basis, s: Time, e: Time, n: Option<u64>, visited: &mut u64) -> Option<RangeSet> {
+        let most = u64::from(at.capacity) - n.unwrap_or(0);
         // The ranges met so far, and a bound on how many ids they hold: they are merged
         // only when the bound passes `most`, not once per reservation.
         let (mut ranges, mut bound, mut enough) = (Vec::new(), 0, true);
@@ -75,7 +56,7 @@ impl IntervalSkipList {
     }
 
     /// The free set at `s` and at every reservation start or end inside `(s, e)`.
-    fn steps(&self, s: Time, e: Time) -> Vec<(Time, RangeSet)> {
+    fn step_sets(&self, at: &Basis, s: Time, e: Time) -> Vec<(Time, RangeSet)> {
         let mut events = Vec::new();
         self.list.overlapping(s, e, &mut 0, |i| {
             let v = self.list.interval(i);
@@ -85,9 +66,9 @@ impl IntervalSkipList {
             }
             true
         });
-        let mut steps = vec![(s, self.full.clone())];
+        let mut steps = vec![(s, at.full.clone())];
         self.sweep(events, |t, _, _, busy| {
-            let free = self.full.subtract(busy);
+            let free = at.full.subtract(busy);
             match steps.last_mut() {
                 Some(last) if last.0 == t => last.1 = free,
                 _ => steps.push((t, free)),
@@ -120,84 +101,60 @@ impl IntervalSkipList {
     }
 }
 
-impl AvailabilityIndex for IntervalSkipList {
-    fn name(&self) -> &'static str {
-        "skiplist"
-    }
+impl Engine for Reservations {
+    const KIND: Kind = Kind::SkipList;
 
-    fn capacity(&self) -> u32 {
-        self.capacity
-    }
-
-    fn config(&self) -> Config {
-        self.config
-    }
-
-    fn now(&self) -> Time {
-        self.now
+    /// An empty list: every resource free.
+    fn new(_: &Basis) -> Result<Self, Error> {
+        Ok(Self { list: List::new() })
     }
 
     /// A stabbing search at the window's start, then a walk over the reservations that
     /// start inside it, stopping once fewer than `n` ids stay free. Counts nodes and
     /// markers examined; the worst case is every node twice, every marker and every
     /// reservation.
-    fn check(&self, start: Time, end: Time, n: u32) -> Result<Option<RangeSet>, Error> {
-        self.cost.set(None);
-        let (s, e) = self.config.window(self.now, start, end)?;
-        check_count(n, self.capacity)?;
+    fn check(&self, at: &Basis, s: Time, e: Time, n: u64) -> (Option<RangeSet>, Cost) {
         let mut cost = Cost { worst: if COUNTING { self.attempt_bound() } else { 0 }, ..Cost::default() };
-        let answer =
-            self.busy(s, e, Some(u64::from(n)), &mut cost.visited).map(|busy| self.full.subtract(&busy));
-        self.cost.set(COUNTING.then_some(cost));
-        Ok(answer)
+        let answer = self.busy(at, s, e, Some(n), &mut cost.visited).map(|busy| at.full.subtract(&busy));
+        (answer, cost)
     }
 
     /// One range query per candidate start: `ready`, then every later node (reservation
     /// ends are where the free set can grow). The worst case is the bound of `check` for
     /// every candidate whose window ends within the horizon.
-    fn earliest(&self, ready: Time, duration: Time, n: u32) -> Result<Option<TimeFrame>, Error> {
-        self.cost.set(None);
-        self.config.search(self.now, ready, duration)?;
-        check_count(n, self.capacity)?;
-        let limit = self.config.limit(self.now);
-        let window = |t: Time| {
-            let end = t.checked_add(duration)?;
-            self.config.ceil(end).filter(|&e| e <= limit).map(|e| (end, e))
-        };
+    fn earliest(&self, at: &Basis, ready: Time, duration: Time, n: u64) -> (Option<TimeFrame>, Cost) {
         let candidates = std::iter::once(ready).chain(self.list.keys_after(ready));
         let mut cost = Cost::default();
         let mut answer = None;
         let mut tried = 0;
-        for (t, (end, e)) in candidates.map_while(|t| window(t).map(|w| (t, w))) {
+        for (t, (end, e)) in candidates.map_while(|t| at.candidate(t, duration).map(|w| (t, w))) {
             tried += 1;
             if answer.is_none() {
-                let busy = self.busy(self.config.floor(t), e, Some(u64::from(n)), &mut cost.visited);
-                answer = busy.map(|busy| TimeFrame { start: t, end, free: self.full.subtract(&busy) });
+                let busy = self.busy(at, at.config.floor(t), e, Some(n), &mut cost.visited);
+                answer = busy.map(|busy| TimeFrame { start: t, end, free: at.full.subtract(&busy) });
             } else if !COUNTING {
                 break;
             }
         }
         cost.worst = if COUNTING { tried * self.attempt_bound() } else { 0 };
-        self.cost.set(COUNTING.then_some(cost));
-        Ok(answer)
+        (answer, cost)
     }
 
-    fn allocate(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
-        self.cost.set(None);
-        let free_throughout = |s, e| self.full.subtract(&self.busy(s, e, None, &mut 0).unwrap_or_default());
-        let (s, e) =
-            self.config.admit_allocation(self.now, self.capacity, start, end, set, free_throughout)?;
+    fn free_throughout(&self, at: &Basis, s: Time, e: Time, _: &RangeSet) -> RangeSet {
+        at.full.subtract(&self.busy(at, s, e, None, &mut 0).unwrap_or_default())
+    }
+
+    fn free_somewhere(&self, at: &Basis, s: Time, e: Time, _: &RangeSet) -> RangeSet {
+        self.step_sets(at, s, e).into_iter().fold(RangeSet::new(), |any, (_, free)| any.union(&free))
+    }
+
+    fn allocate(&mut self, _: &Basis, s: Time, e: Time, set: &RangeSet) {
         self.list.insert(s, e, set.clone());
-        Ok(())
     }
 
     /// Cuts `[s, e) x set` out of the reservations it overlaps: each is removed and its
     /// pieces that stay busy are inserted.
-    fn release(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
-        self.cost.set(None);
-        let free_somewhere =
-            |s, e| self.steps(s, e).into_iter().fold(RangeSet::new(), |any, (_, free)| any.union(&free));
-        let (s, e) = self.config.admit_release(self.now, self.capacity, start, end, set, free_somewhere)?;
+    fn release(&mut self, at: &Basis, s: Time, e: Time, set: &RangeSet) {
         let mut hit = Vec::new();
         self.list.overlapping(s, e, &mut 0, |i| {
             if !self.list.interval(i).ids.intersect(set).is_empty() {
@@ -215,43 +172,27 @@ impl AvailabilityIndex for IntervalSkipList {
             ];
             for (a, b, ids) in pieces {
                 // A piece that ended before now is the forgotten past.
-                if a < b && b > self.now && !ids.is_empty() {
+                if a < b && b > at.now && !ids.is_empty() {
                     self.list.insert(a, b, ids);
                 }
             }
         }
-        Ok(())
     }
 
-    fn free_frames(&self, from: Time, to: Time) -> Result<Vec<TimeFrame>, Error> {
-        self.cost.set(None);
-        let (s, e) = self.config.window(self.now, from, to)?;
-        let steps = self.steps(s, e);
-        Ok(sweep::free_frames(steps.iter().map(|(t, free)| (*t, free)), s, e))
-    }
-
-    fn options(&self, from: Time, to: Time, min_duration: Time, min_n: u32) -> Result<Vec<TimeFrame>, Error> {
-        self.cost.set(None);
-        let (s, e) = self.config.window(self.now, from, to)?;
-        let steps = self.steps(s, e);
-        Ok(sweep::options(steps.iter().map(|(t, free)| (*t, free)), s, e, min_duration, u64::from(min_n)))
-    }
-
-    fn load_frames(&mut self, frames: &[TimeFrame]) -> Result<(), Error> {
-        self.cost.set(None);
-        *self = rebuild(Self::new(self.capacity, self.config)?, self.now, frames)?;
-        Ok(())
+    fn steps<'a>(
+        &'a self,
+        at: &'a Basis,
+        s: Time,
+        e: Time,
+    ) -> impl Iterator<Item = (Time, Cow<'a, RangeSet>)> {
+        self.step_sets(at, s, e).into_iter().map(|(t, free)| (t, Cow::Owned(free)))
     }
 
     /// Removes the reservations that ended; those still running keep their start.
-    fn advance(&mut self, now: Time) -> Result<(), Error> {
-        self.cost.set(None);
-        let now = self.config.advance(self.now, now)?;
+    fn advance(&mut self, _: &Basis, now: Time) {
         for i in self.list.ended(now) {
             self.list.remove(i);
         }
-        self.now = now;
-        Ok(())
     }
 
     /// Skip-list nodes (distinct reservation endpoints).
@@ -259,17 +200,13 @@ impl AvailabilityIndex for IntervalSkipList {
         self.list.nodes()
     }
 
-    fn last_cost(&self) -> Option<Cost> {
-        self.cost.get()
-    }
-
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self, at: &Basis) -> Result<(), String> {
         self.list.validate()?;
-        let limit = self.config.limit(self.now);
+        let limit = at.limit;
         let mut events = Vec::new();
         for (i, v) in self.list.intervals() {
-            let aligned = v.start.is_multiple_of(self.config.slot) && v.end.is_multiple_of(self.config.slot);
-            if v.end <= self.now || v.end > limit || !aligned || !v.ids.is_subset(&self.full) {
+            let aligned = v.start.is_multiple_of(at.config.slot) && v.end.is_multiple_of(at.config.slot);
+            if v.end <= at.now || v.end > limit || !aligned || !v.ids.is_subset(&at.full) {
                 return Err(format!(
                     "reservation [{}, {}) {}: past, beyond the horizon, off the slots or out of range",
                     v.start, v.end, v.ids
@@ -289,8 +226,8 @@ impl AvailabilityIndex for IntervalSkipList {
             }
             Ok(())
         })?;
-        if !self.now.is_multiple_of(self.config.slot) {
-            return Err(format!("now {} is not a slot boundary", self.now));
+        if !at.now.is_multiple_of(at.config.slot) {
+            return Err(format!("now {} is not a slot boundary", at.now));
         }
         Ok(())
     }

@@ -6,7 +6,7 @@ use std::collections::{btree_map, BTreeMap};
 use std::iter::Map;
 
 use super::Store;
-use crate::{RangeSet, Time};
+use crate::{Kind, RangeSet, Time};
 
 /// Entries in a `BTreeMap`.
 #[derive(Debug, Clone)]
@@ -27,7 +27,7 @@ impl BTreeStore {
 }
 
 impl Store for BTreeStore {
-    const NAME: &'static str = "btree";
+    const KIND: Kind = Kind::BTree;
 
     type Iter<'a> =
         Map<btree_map::Range<'a, Time, RangeSet>, for<'b> fn((&'b Time, &'b RangeSet)) -> View<'b>>;

@@ -1,6 +1,6 @@
-//! The availability profile of the seed paper (de Assunção, "Enhanced Red-Black-Tree
-//! Data Structure for Facilitating the Scheduling of Reservations"), generic over the
-//! ordered container that holds its entries.
+//! The availability profile of rbtree-availability-profile (de Assunção, "Enhanced
+//! Red-Black-Tree Data Structure for Facilitating the Scheduling of Reservations",
+//! section III), generic over the ordered container that holds its entries.
 //!
 //! An entry is a time and the set of resources free from that time until the next
 //! entry's. The entries are exactly the change points of the free space from `now` on:
@@ -16,27 +16,27 @@ mod rbtree;
 mod sorted_list;
 mod update;
 
-use std::cell::Cell;
+use std::borrow::Cow;
 
 pub use btree::BTreeStore;
 pub use rbtree::RbTree;
 pub use sorted_list::SortedList;
 
-use crate::{
-    check_count, rebuild, sweep, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame, COUNTING,
-};
+use crate::shell::{Basis, Engine, Shell};
+use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame};
 
-/// The red-black tree threaded by a doubly linked list: the seed's structure.
-pub type RbTreeProfile = Profile<RbTree>;
+/// The red-black tree threaded by a doubly linked list: the rbtree-availability-profile
+/// structure.
+pub type RbTreeProfile = Shell<Profile<RbTree>>;
 /// The same profile as a sorted list walked from its head: the O(n) baseline.
-pub type SortedListProfile = Profile<SortedList>;
+pub type SortedListProfile = Shell<Profile<SortedList>>;
 /// The same profile on `std::collections::BTreeMap`: what a Rust user writes first.
-pub type BTreeProfile = Profile<BTreeStore>;
+pub type BTreeProfile = Shell<Profile<BTreeStore>>;
 
 /// An ordered container of profile entries, keyed by time with unique keys.
 pub trait Store: Sized {
-    /// The name of the profile built on this container.
-    const NAME: &'static str;
+    /// The registry entry of the profile built on this container.
+    const KIND: Kind;
 
     /// Walks entries in key order from a position on.
     type Iter<'a>: Iterator<Item = (Time, &'a RangeSet)> + Clone
@@ -81,134 +81,74 @@ pub trait Store: Sized {
     fn validate(&self) -> Result<(), String>;
 }
 
-/// An availability profile over the container `S`.
+/// The engine of an availability profile over the container `S`.
 #[derive(Debug, Clone)]
 pub struct Profile<S> {
     store: S,
-    capacity: u32,
-    config: Config,
-    now: Time,
-    full: RangeSet,
-    cost: Cell<Option<Cost>>,
 }
 
-impl<S: Store> Profile<S> {
-    /// An index of `capacity` resources, all free from time 0 on.
-    ///
-    /// # Errors
-    /// [`Error::BadConfig`] from [`Config::validate`].
-    pub fn new(capacity: u32, config: Config) -> Result<Self, Error> {
-        config.validate(capacity)?;
-        let full = RangeSet::full(capacity);
-        Ok(Self {
-            store: S::with_first(0, full.clone()),
-            capacity,
-            config,
-            now: 0,
-            full,
-            cost: Cell::new(None),
-        })
-    }
-
+impl<S: Store> Shell<Profile<S>> {
     /// The entries as `(time, free)` pairs, in time order.
     pub fn entries(&self) -> impl Iterator<Item = (Time, &RangeSet)> + '_ {
-        self.store.iter_from(self.now, &mut 0)
+        let (profile, at) = self.parts();
+        profile.store.iter_from(at.now, &mut 0)
     }
 }
 
-impl<S: Store> AvailabilityIndex for Profile<S> {
-    fn name(&self) -> &'static str {
-        S::NAME
+impl<S: Store> Engine for Profile<S> {
+    const KIND: Kind = S::KIND;
+
+    fn new(at: &Basis) -> Result<Self, Error> {
+        Ok(Self { store: S::with_first(at.now, at.full.clone()) })
     }
 
-    fn capacity(&self) -> u32 {
-        self.capacity
+    fn check(&self, _: &Basis, s: Time, e: Time, n: u64) -> (Option<RangeSet>, Cost) {
+        self.check_window(s, e, n)
     }
 
-    fn config(&self) -> Config {
-        self.config
+    fn earliest(&self, at: &Basis, ready: Time, duration: Time, n: u64) -> (Option<TimeFrame>, Cost) {
+        self.earliest_start(at, ready, duration, n)
     }
 
-    fn now(&self) -> Time {
-        self.now
+    fn free_throughout(&self, at: &Basis, s: Time, e: Time, _: &RangeSet) -> RangeSet {
+        self.window_entries(s, e).fold(at.full.clone(), |acc, (_, free)| acc.intersect(free))
     }
 
-    fn check(&self, start: Time, end: Time, n: u32) -> Result<Option<RangeSet>, Error> {
-        self.cost.set(None);
-        let (s, e) = self.config.window(self.now, start, end)?;
-        check_count(n, self.capacity)?;
-        let (answer, cost) = self.check_window(s, e, u64::from(n));
-        self.cost.set(COUNTING.then_some(cost));
-        Ok(answer)
+    fn free_somewhere(&self, _: &Basis, s: Time, e: Time, _: &RangeSet) -> RangeSet {
+        self.window_entries(s, e).fold(RangeSet::new(), |acc, (_, free)| acc.union(free))
     }
 
-    fn earliest(&self, ready: Time, duration: Time, n: u32) -> Result<Option<TimeFrame>, Error> {
-        self.cost.set(None);
-        self.config.search(self.now, ready, duration)?;
-        check_count(n, self.capacity)?;
-        let (answer, cost) = self.earliest_start(ready, duration, u64::from(n));
-        self.cost.set(COUNTING.then_some(cost));
-        Ok(answer)
-    }
-
-    fn allocate(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
-        self.cost.set(None);
-        let (s, e) = self
-            .config
-            .admit_allocation(self.now, self.capacity, start, end, set, |s, e| self.free_throughout(s, e))?;
+    fn allocate(&mut self, _: &Basis, s: Time, e: Time, set: &RangeSet) {
         self.apply(s, e, &mut |free| *free = free.subtract(set));
-        Ok(())
     }
 
-    fn release(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
-        self.cost.set(None);
-        let (s, e) = self
-            .config
-            .admit_release(self.now, self.capacity, start, end, set, |s, e| self.free_somewhere(s, e))?;
+    fn release(&mut self, _: &Basis, s: Time, e: Time, set: &RangeSet) {
         self.apply(s, e, &mut |free| *free = free.union(set));
-        Ok(())
     }
 
-    fn free_frames(&self, from: Time, to: Time) -> Result<Vec<TimeFrame>, Error> {
-        self.cost.set(None);
-        let (s, e) = self.config.window(self.now, from, to)?;
-        Ok(sweep::free_frames(self.store.iter_from(s, &mut 0), s, e))
+    fn steps<'a>(
+        &'a self,
+        _: &'a Basis,
+        s: Time,
+        _: Time,
+    ) -> impl Iterator<Item = (Time, Cow<'a, RangeSet>)> {
+        self.store.iter_from(s, &mut 0).map(|(t, free)| (t, Cow::Borrowed(free)))
     }
 
-    fn options(&self, from: Time, to: Time, min_duration: Time, min_n: u32) -> Result<Vec<TimeFrame>, Error> {
-        self.cost.set(None);
-        let (s, e) = self.config.window(self.now, from, to)?;
-        Ok(sweep::options(self.store.iter_from(s, &mut 0), s, e, min_duration, u64::from(min_n)))
-    }
-
-    fn load_frames(&mut self, frames: &[TimeFrame]) -> Result<(), Error> {
-        self.cost.set(None);
-        *self = rebuild(Self::new(self.capacity, self.config)?, self.now, frames)?;
-        Ok(())
-    }
-
-    fn advance(&mut self, now: Time) -> Result<(), Error> {
-        self.cost.set(None);
-        let now = self.config.advance(self.now, now)?;
+    fn advance(&mut self, _: &Basis, now: Time) {
         self.store.drop_before(now);
-        self.now = now;
-        Ok(())
     }
 
     fn size(&self) -> usize {
         self.store.count()
     }
 
-    fn last_cost(&self) -> Option<Cost> {
-        self.cost.get()
-    }
-
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self, at: &Basis) -> Result<(), String> {
         self.store.validate()?;
-        let entries: Vec<_> = self.entries().collect();
+        let entries: Vec<_> = self.store.iter_from(at.now, &mut 0).collect();
         match entries.first() {
-            Some(&(t, _)) if t == self.now => {}
-            first => return Err(format!("first entry {first:?} is not at now = {}", self.now)),
+            Some(&(t, _)) if t == at.now => {}
+            first => return Err(format!("first entry {first:?} is not at now = {}", at.now)),
         }
         if entries.len() != self.store.count() {
             return Err(format!(
@@ -225,11 +165,11 @@ impl<S: Store> AvailabilityIndex for Profile<S> {
             if f0 == f1 {
                 return Err(format!("entries at {t0} and {t1} hold the same free set {f0}"));
             }
-            if t1 % self.config.slot != 0 {
+            if t1 % at.config.slot != 0 {
                 return Err(format!("entry {t1} is not on a slot boundary"));
             }
         }
-        if let Some((t, f)) = entries.iter().find(|(_, f)| !f.is_subset(&self.full)) {
+        if let Some((t, f)) = entries.iter().find(|(_, f)| !f.is_subset(&at.full)) {
             return Err(format!("entry {t} holds ids beyond the capacity: {f}"));
         }
         Ok(())

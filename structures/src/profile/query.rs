@@ -2,12 +2,13 @@
 //! earliest-start search, free frames and scheduling options.
 
 use super::{Profile, Store};
+use crate::shell::Basis;
 use crate::sweep::intersect_until;
 use crate::{Cost, RangeSet, Time, TimeFrame, COUNTING};
 
 impl<S: Store> Profile<S> {
     /// The entries from the one holding `s` to the last one starting before `e`.
-    fn window_entries(&self, s: Time, e: Time) -> impl Iterator<Item = (Time, &RangeSet)> + '_ {
+    pub(super) fn window_entries(&self, s: Time, e: Time) -> impl Iterator<Item = (Time, &RangeSet)> + '_ {
         self.store.iter_from(s, &mut 0).take_while(move |&(t, _)| t < e)
     }
 
@@ -17,16 +18,6 @@ impl<S: Store> Profile<S> {
             return 0;
         }
         (self.store.count() - self.store.rank(t) + 1) as u64
-    }
-
-    /// The ids free at every instant of `[s, e)`.
-    pub(super) fn free_throughout(&self, s: Time, e: Time) -> RangeSet {
-        self.window_entries(s, e).fold(self.full.clone(), |acc, (_, free)| acc.intersect(free))
-    }
-
-    /// The ids free at some instant of `[s, e)`.
-    pub(super) fn free_somewhere(&self, s: Time, e: Time) -> RangeSet {
-        self.window_entries(s, e).fold(RangeSet::new(), |acc, (_, free)| acc.union(free))
     }
 
     /// The seed's check: find the anchor, then intersect along the list.
@@ -46,9 +37,14 @@ impl<S: Store> Profile<S> {
     /// Algorithm 1 of the seed, never starting before `ready`: the candidate starts are
     /// `ready` and every entry after it; an entry with fewer than `n` free resources
     /// cannot anchor a window and is skipped.
-    pub(super) fn earliest_start(&self, ready: Time, duration: Time, n: u64) -> (Option<TimeFrame>, Cost) {
-        let limit = self.config.limit(self.now);
-        let from = self.config.floor(ready);
+    pub(super) fn earliest_start(
+        &self,
+        at: &Basis,
+        ready: Time,
+        duration: Time,
+        n: u64,
+    ) -> (Option<TimeFrame>, Cost) {
+        let from = at.config.floor(ready);
         let first_rank = if COUNTING { self.store.rank(from) } else { 0 };
         let mut cost = Cost::default();
         let mut walk = self.store.iter_from(from, &mut cost.search);
@@ -58,10 +54,7 @@ impl<S: Store> Profile<S> {
             let Some((key, anchor)) = walk.next() else { break None };
             let start = if index == 0 { ready } else { key };
             index += 1;
-            let Some(end) = start.checked_add(duration) else { break None };
-            let Some(window_end) = self.config.ceil(end).filter(|&q| q <= limit) else {
-                break None;
-            };
+            let Some((end, window_end)) = at.candidate(start, duration) else { break None };
             if potential_rank.is_none() {
                 if anchor.count() < n {
                     cost.search += 1;

@@ -4,7 +4,7 @@
 //! (entries from the anchor to the end) costs O(log n) to account for.
 
 use super::Store;
-use crate::{RangeSet, Time};
+use crate::{Kind, RangeSet, Time};
 
 /// Index of the sentinel: black, size 0, the `T.nil` of CLRS.
 const NIL: u32 = 0;
@@ -309,7 +309,7 @@ impl RbTree {
 }
 
 impl Store for RbTree {
-    const NAME: &'static str = "rbtree";
+    const KIND: Kind = Kind::RbTree;
 
     type Iter<'a> = ListWalk<'a>;
 

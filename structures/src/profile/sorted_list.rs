@@ -6,7 +6,7 @@ use std::iter::Map;
 use std::slice;
 
 use super::Store;
-use crate::{RangeSet, Time};
+use crate::{Kind, RangeSet, Time};
 
 /// Entries in a sorted sequence, searched from the head.
 #[derive(Debug, Clone)]
@@ -33,7 +33,7 @@ impl SortedList {
 }
 
 impl Store for SortedList {
-    const NAME: &'static str = "list";
+    const KIND: Kind = Kind::SortedList;
 
     type Iter<'a> = Map<slice::Iter<'a, Entry>, fn(&Entry) -> (Time, &RangeSet)>;
 

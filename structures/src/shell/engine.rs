@@ -1,0 +1,70 @@
+//! What differs between structures: the raw queries and updates on arguments the shell
+//! has already checked and quantised, the size, the invariants and the work counters.
+//! Nothing here validates an argument or keeps a [`Cost`] between calls.
+
+use std::borrow::Cow;
+
+use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame};
+
+use super::Basis;
+
+/// A structure's own logic behind [`Shell`](super::Shell).
+///
+/// Every window an engine receives is quantised (`s` and `e` on slot boundaries,
+/// `now <= s < e <= limit`), every count is in `1..=capacity`, and every set is non-empty
+/// and below the capacity. An update is only called after the shell has checked, through
+/// [`free_throughout`](Engine::free_throughout) or
+/// [`free_somewhere`](Engine::free_somewhere), that it applies in full.
+pub trait Engine: Sized {
+    /// The registry entry of the structure this engine is.
+    const KIND: Kind;
+
+    /// A fresh engine for `at`: every resource free from `at.now` on.
+    ///
+    /// # Errors
+    /// [`Error::BadConfig`] for a configuration this structure cannot take.
+    fn new(at: &Basis) -> Result<Self, Error>;
+
+    /// The ids free throughout `[s, e)` if there are at least `n`, and the work done.
+    fn check(&self, at: &Basis, s: Time, e: Time, n: u64) -> (Option<RangeSet>, Cost);
+
+    /// The earliest start `t >= ready` of a window of `duration` with `n` ids free, and
+    /// the work done. `[ready, ready + duration)` is known to fit the horizon; later
+    /// candidates are bounded with [`Basis::candidate`].
+    fn earliest(&self, at: &Basis, ready: Time, duration: Time, n: u64) -> (Option<TimeFrame>, Cost);
+
+    /// A set whose ids in `among` are exactly those of `among` free at every instant of
+    /// `[s, e)`.
+    fn free_throughout(&self, at: &Basis, s: Time, e: Time, among: &RangeSet) -> RangeSet;
+
+    /// A set whose ids in `among` are exactly those of `among` free at some instant of
+    /// `[s, e)`.
+    fn free_somewhere(&self, at: &Basis, s: Time, e: Time, among: &RangeSet) -> RangeSet;
+
+    /// Marks `set`, free throughout, busy over `[s, e)`.
+    fn allocate(&mut self, at: &Basis, s: Time, e: Time, set: &RangeSet);
+
+    /// Marks `set`, busy throughout, free over `[s, e)`.
+    fn release(&mut self, at: &Basis, s: Time, e: Time, set: &RangeSet);
+
+    /// The free space from the step holding `s` to the last one starting before `e`:
+    /// `(t, free)` meaning `free` holds from `t` until the next step.
+    fn steps<'a>(
+        &'a self,
+        at: &'a Basis,
+        s: Time,
+        e: Time,
+    ) -> impl Iterator<Item = (Time, Cow<'a, RangeSet>)>;
+
+    /// Forgets everything before `now`, a slot boundary not before `at.now`.
+    fn advance(&mut self, at: &Basis, now: Time);
+
+    /// The number of records held, in the unit the registry names.
+    fn size(&self) -> usize;
+
+    /// Checks every internal invariant.
+    ///
+    /// # Errors
+    /// A message naming the first broken invariant and where.
+    fn validate(&self, at: &Basis) -> Result<(), String>;
+}

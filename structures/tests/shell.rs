@@ -1,0 +1,89 @@
+//! The shell every structure shares: its argument checks come before any engine runs,
+//! in the same order for every structure, and a refusal changes nothing.
+
+use structures::{AvailabilityIndex, Config, Error, Kind, RangeSet};
+
+fn every_kind(config: Config) -> impl Iterator<Item = Box<dyn AvailabilityIndex>> {
+    Kind::ALL.into_iter().map(move |kind| {
+        let mut index = kind.build(4, kind.config_for(config)).unwrap();
+        index.advance(50).unwrap();
+        index
+    })
+}
+
+#[test]
+fn earliest_checks_overflow_and_empty_windows_first() {
+    for index in every_kind(Config { slot: 10, horizon: None }) {
+        let name = index.name();
+        assert_eq!(
+            index.earliest(u64::MAX, 1, 1),
+            Err(Error::Overflow { start: u64::MAX, duration: 1 }),
+            "{name}"
+        );
+        assert_eq!(index.earliest(60, 0, 1), Err(Error::EmptyWindow { start: 60, end: 60 }), "{name}");
+        assert_eq!(index.earliest(40, 5, 0), Err(Error::BeforePast { time: 40, now: 50 }), "{name}");
+        assert_eq!(index.earliest(60, 5, 0), Err(Error::BadCount { n: 0, capacity: 4 }), "{name}");
+        assert_eq!(index.last_cost(), None, "{name}");
+    }
+}
+
+#[test]
+fn update_errors_come_in_one_order_and_change_nothing() {
+    for mut index in every_kind(Config { slot: 10, horizon: None }) {
+        let name = index.name();
+        let before = index.free_frames(50, 500).unwrap();
+        let outside = RangeSet::from_range(3, 9);
+        assert_eq!(
+            index.allocate(60, 60, &outside),
+            Err(Error::EmptyWindow { start: 60, end: 60 }),
+            "{name}"
+        );
+        assert_eq!(index.allocate(60, 70, &RangeSet::new()), Err(Error::EmptySet), "{name}");
+        assert_eq!(
+            index.allocate(60, 70, &outside),
+            Err(Error::IdOutOfRange { id: 4, capacity: 4 }),
+            "{name}"
+        );
+        let ids = RangeSet::from_range(0, 2);
+        assert_eq!(
+            index.release(60, 70, &ids),
+            Err(Error::NotAllocated { start: 60, end: 70, free: ids.clone() }),
+            "{name}"
+        );
+        index.allocate(65, 75, &ids).unwrap();
+        assert_eq!(
+            index.allocate(60, 62, &RangeSet::from_range(1, 3)),
+            Err(Error::NotFree { start: 60, end: 62, busy: RangeSet::from_range(1, 2) }),
+            "{name}: windows are rounded out to slots before they are checked"
+        );
+        index.release(60, 80, &ids).unwrap();
+        assert_eq!(index.free_frames(50, 500).unwrap(), before, "{name}");
+        index.validate().unwrap();
+    }
+}
+
+#[test]
+fn a_refused_load_keeps_the_state() {
+    for mut index in every_kind(Config { slot: 10, horizon: Some(1000) }) {
+        let name = index.name();
+        index.allocate(60, 90, &RangeSet::from_range(0, 2)).unwrap();
+        let before = index.free_frames(50, 1050).unwrap();
+        let frames = index.free_frames(50, 1050).unwrap();
+        let mut doubled = frames.clone();
+        doubled.extend(frames);
+        assert!(matches!(index.load_frames(&doubled), Err(Error::NotAllocated { .. })), "{name}");
+        assert_eq!(index.free_frames(50, 1050).unwrap(), before, "{name}");
+        index.validate().unwrap();
+    }
+}
+
+#[test]
+fn advance_rounds_down_and_refuses_the_past() {
+    for mut index in every_kind(Config { slot: 10, horizon: None }) {
+        let name = index.name();
+        assert_eq!(index.advance(49), Err(Error::BeforePast { time: 49, now: 50 }), "{name}");
+        index.advance(77).unwrap();
+        assert_eq!(index.now(), 70, "{name}");
+        index.validate().unwrap();
+    }
+}
