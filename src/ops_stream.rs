@@ -18,7 +18,9 @@ pub struct Record {
     pub cost: Option<Cost>,
 }
 
-/// Builds the named structure, or the oracle for `"oracle"`.
+/// Builds the named structure, or the oracle for `"oracle"`. A structure that needs a
+/// horizon and is given none gets [`structures::registry::DEFAULT_HORIZON_SLOTS`] slots
+/// ([`Kind::config_for`]), as everywhere else; the oracle runs unbounded.
 ///
 /// # Errors
 /// An unknown name or an invalid capacity or configuration.
@@ -27,7 +29,7 @@ pub fn build(name: &str, capacity: u32, config: Config) -> Result<Box<dyn Availa
         return Ok(Box::new(Oracle::new(capacity, config)?));
     }
     let kind: Kind = name.parse().map_err(anyhow::Error::msg)?;
-    Ok(kind.build(capacity, config)?)
+    Ok(kind.build(capacity, kind.config_for(config))?)
 }
 
 /// Applies every op line of `input` to `index`, writing one record line per op. Blank

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use resbench::replay::{horizon_for, replay, table, Mode, Options, Run};
+use resbench::replay::{horizon_for, replay, table, Mode, Observer, Options, ReplayConfig, Run};
 use resbench::run_file::{trace_info, RunFile, Setup, TraceInfo};
 use resbench::synthetic::Synthetic;
 use resbench::workload::{declared_capacity, workload, Workload};
@@ -129,6 +129,7 @@ pub fn run(args: &Args) -> Result<()> {
         None if config.slot > 1 => println!("slot {}, no horizon, for every structure", config.slot),
         None => {}
     }
+    let replay_config = ReplayConfig { config, options, verify: args.verify };
     let mut runs: Vec<Run> = Vec::new();
     for &kind in &kinds {
         // With `all`, a structure that cannot take this configuration is skipped, saying why.
@@ -141,7 +142,7 @@ pub fn run(args: &Args) -> Result<()> {
                 .progress_chars("=> "),
         );
         bar.set_prefix(kind.name());
-        let run = replay(kind, &load, config, &options, args.verify, &bar)?;
+        let run = replay(kind, &load, &replay_config, &mut Progress(&bar))?;
         bar.finish_and_clear();
         runs.push(run);
     }
@@ -168,6 +169,15 @@ pub fn run(args: &Args) -> Result<()> {
         println!("wrote {}", report::render(&files, dir, &setup.command)?.display());
     }
     Ok(())
+}
+
+/// Shows a replay's arrivals on a progress bar (the library knows no UI types).
+struct Progress<'a>(&'a ProgressBar);
+
+impl Observer for Progress<'_> {
+    fn arrived(&mut self, done: u64, _total: u64) {
+        self.0.set_position(done);
+    }
 }
 
 fn read_workload(args: &Args) -> Result<(TraceInfo, Workload)> {

@@ -91,3 +91,31 @@ fn a_fraction_outside_zero_to_one_is_refused() {
     let (ok, _, err) = resbench(&["replay", "--synthetic", "10", "--ar-fraction", "1.5"]);
     assert!(!ok && err.contains("--ar-fraction 1.5 is not between 0 and 1"), "{err}");
 }
+
+#[test]
+fn ops_on_a_slotted_structure_need_no_horizon() {
+    use std::io::Write;
+    for name in ["slotted", "segtree"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_resbench"))
+            .args(["ops", "--structure", name, "--capacity", "4"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let ops = "{\"op\":\"allocate\",\"start\":0,\"end\":10,\"set\":[[0,2]]}\n\
+                   {\"op\":\"check\",\"start\":5,\"end\":8,\"n\":2}\n";
+        child.stdin.take().unwrap().write_all(ops.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{name}: {stderr}");
+        let lines: Vec<_> = stdout.lines().collect();
+        assert_eq!(lines.len(), 2, "{name}: {stdout}");
+        assert!(lines[0].starts_with(r#"{"result":{"outcome":"done"}"#), "{name}: {}", lines[0]);
+        assert!(
+            lines[1].starts_with(r#"{"result":{"outcome":"free","value":[[2,4]]}"#),
+            "{name}: {}",
+            lines[1]
+        );
+    }
+}

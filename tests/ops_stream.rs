@@ -40,3 +40,33 @@ fn a_bad_line_is_named_and_an_unknown_structure_listed() {
     let err = build("splay", 2, Config::default()).err().unwrap();
     assert!(err.to_string().contains("known: rbtree, list, btree"), "{err}");
 }
+
+#[test]
+fn slotted_structures_take_the_default_horizon_when_none_is_given() {
+    // The default is 256 slots (`Kind::config_for`): at slot 10 a window may end at 2560
+    // and not after.
+    let input = r#"{"op":"allocate","start":0,"end":100,"set":[[0,2]]}
+{"op":"check","start":50,"end":80,"n":2}
+{"op":"earliest","ready":0,"duration":200,"n":4}
+{"op":"check","start":0,"end":2560,"n":1}
+{"op":"check","start":0,"end":2561,"n":1}
+"#;
+    let outcomes = |name: &str| {
+        let config = Config { slot: 10, horizon: None };
+        let mut index = build(name, 4, config).unwrap_or_else(|e| panic!("{name}: {e:#}"));
+        let mut out = Vec::new();
+        assert_eq!(run(index.as_mut(), input.as_bytes(), &mut out).unwrap(), 5, "{name}");
+        let lines = String::from_utf8(out).unwrap();
+        lines
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["result"].clone())
+            .collect::<Vec<_>>()
+    };
+    let expected = outcomes("rbtree");
+    assert_eq!(expected[2]["value"]["start"], 100, "{expected:?}");
+    for name in ["slotted", "segtree"] {
+        let got = outcomes(name);
+        assert_eq!(got[..4], expected[..4], "{name}");
+        assert!(got[4].to_string().contains("beyond_horizon"), "{name}: {}", got[4]);
+    }
+}

@@ -2,8 +2,9 @@
 //! with advance reservations), and verified prefixes of the bundled trace on every
 //! structure with identical schedules.
 
-use indicatif::ProgressBar;
-use resbench::replay::{horizon_for, plan_reservations, replay, Mode, Options, Run, AR_WINDOW};
+use resbench::replay::{
+    horizon_for, plan_reservations, replay, Mode, Options, ReplayConfig, Run, Silent, AR_WINDOW,
+};
 use resbench::swf;
 use resbench::workload::{workload, Request, Workload};
 use resbench::{BUNDLED_NAME, BUNDLED_TRACE};
@@ -14,7 +15,8 @@ fn job(id: i64, submit: u64, n: u32, duration: u64, runtime: u64) -> Request {
 }
 
 fn run(kind: Kind, load: &Workload, options: Options) -> Run {
-    replay(kind, load, Config::default(), &options, true, &ProgressBar::hidden()).unwrap()
+    let setup = ReplayConfig { config: Config::default(), options, verify: true };
+    replay(kind, load, &setup, &mut Silent).unwrap()
 }
 
 fn placed(run: &Run) -> Vec<(i64, u64, u64, RangeSet)> {
@@ -109,10 +111,8 @@ fn verified_prefix(slot: u64, options: Options) {
     let trace = swf::read_bytes(BUNDLED_TRACE, BUNDLED_NAME, false).unwrap();
     let load = workload(&trace, 100, Some(1500));
     let config = Config { slot, horizon: Some(horizon_for(&load, slot, &options).unwrap()) };
-    let runs: Vec<_> = Kind::ALL
-        .iter()
-        .map(|&k| replay(k, &load, config, &options, true, &ProgressBar::hidden()).unwrap())
-        .collect();
+    let setup = ReplayConfig { config, options, verify: true };
+    let runs: Vec<_> = Kind::ALL.iter().map(|&k| replay(k, &load, &setup, &mut Silent).unwrap()).collect();
     assert!(runs.iter().all(|r| r.schedule == runs[0].schedule && r.unplaced == 0));
     assert_eq!(runs[0].schedule.len() + runs[0].ar.offered.len(), load.requests.len());
 }

@@ -2,8 +2,7 @@
 
 use std::fs;
 
-use indicatif::ProgressBar;
-use resbench::replay::{replay, Options};
+use resbench::replay::{replay, Options, ReplayConfig, Silent};
 use resbench::report::render;
 use resbench::run_file::{RunFile, Setup, TraceInfo};
 use resbench::synthetic::Synthetic;
@@ -37,8 +36,8 @@ fn runs() -> Vec<RunFile> {
     [Kind::RbTree, Kind::CalendarQueue]
         .into_iter()
         .map(|kind| {
-            let run =
-                replay(kind, &load, setup.config, &setup.options, false, &ProgressBar::hidden()).unwrap();
+            let replay_setup = ReplayConfig { config: setup.config, options: setup.options, verify: false };
+            let run = replay(kind, &load, &replay_setup, &mut Silent).unwrap();
             RunFile::new(&setup, &load, &run)
         })
         .collect()

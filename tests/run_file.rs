@@ -1,7 +1,6 @@
 //! Run files (`src/run_file.rs`): written, read back, and refused at another schema.
 
-use indicatif::ProgressBar;
-use resbench::replay::{replay, Options};
+use resbench::replay::{replay, Options, ReplayConfig, Silent};
 use resbench::run_file::{RunFile, Setup, TraceInfo, SCHEMA};
 use resbench::synthetic::Synthetic;
 use structures::{Config, Kind};
@@ -24,8 +23,8 @@ fn record() -> RunFile {
     };
     let load = params.workload().unwrap();
     let options = Options { ar_fraction: 0.25, ..Options::default() };
-    let run =
-        replay(Kind::RbTree, &load, Config::default(), &options, false, &ProgressBar::hidden()).unwrap();
+    let setup = ReplayConfig { options, ..ReplayConfig::default() };
+    let run = replay(Kind::RbTree, &load, &setup, &mut Silent).unwrap();
     let info = TraceInfo {
         name: params.describe(),
         header: Vec::new(),

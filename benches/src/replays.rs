@@ -3,8 +3,7 @@
 //! verified red-black tree (the oracle beside it) produces as the expected answer.
 //! Built `uncounted`, the tree runs without the oracle, whose driver compares costs.
 
-use indicatif::ProgressBar;
-use resbench::replay::{horizon_for, replay, Options, Placement};
+use resbench::replay::{horizon_for, replay, Options, Placement, ReplayConfig, Silent};
 use resbench::swf;
 use resbench::workload::{workload, Workload};
 use resbench::{BUNDLED_NAME, BUNDLED_TRACE};
@@ -39,7 +38,8 @@ impl ReplayInput {
     /// # Errors
     /// A replay error, or the first placement that differs.
     pub fn run(&self, kind: Kind) -> Result<usize, String> {
-        let run = replay(kind, &self.workload, self.config, &self.options, false, &ProgressBar::hidden())
+        let setup = ReplayConfig { config: self.config, options: self.options, verify: false };
+        let run = replay(kind, &self.workload, &setup, &mut Silent)
             .map_err(|e| format!("{kind} on {}: {e}", self.name))?;
         if let Some((got, want)) = run.schedule.iter().zip(&self.expected).find(|(g, w)| g != w) {
             return Err(format!("{kind} on {}: placed {got:?}, expected {want:?}", self.name));
@@ -63,8 +63,8 @@ fn input(trace: &swf::Trace, capacity: u32, name: &str) -> Result<ReplayInput, S
     let config = Config { slot: SLOT, horizon: Some(horizon) };
     // The oracle's driver compares costs, so the `uncounted` build, which keeps none,
     // takes the red-black tree's schedule unverified (the counted build verifies it).
-    let verified = replay(Kind::RbTree, &load, config, &options, COUNTING, &ProgressBar::hidden())
-        .map_err(|e| format!("{name}: {e}"))?;
+    let setup = ReplayConfig { config, options, verify: COUNTING };
+    let verified = replay(Kind::RbTree, &load, &setup, &mut Silent).map_err(|e| format!("{name}: {e}"))?;
     Ok(ReplayInput {
         name: format!("{name}-{JOBS}"),
         workload: load,

@@ -14,7 +14,6 @@ mod summary;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use indicatif::ProgressBar;
 use oracle::{Differential, Divergence, Op, Outcome, Scenario};
 use serde::{Deserialize, Serialize};
 use structures::{AvailabilityIndex, Config, Cost, Error, Kind, RangeSet, Time};
@@ -176,28 +175,54 @@ impl Runner {
     }
 }
 
-/// Replays `workload` on a fresh structure of `kind` with `config`, with the oracle
-/// beside it if `verify`; `progress` advances once per arrival.
+/// What a replay runs with, besides the structure and the workload.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ReplayConfig {
+    /// Slot width and horizon (a structure that needs a horizon and has none gets
+    /// [`Kind::config_for`]'s default).
+    pub config: Config,
+    /// The scheduler's options.
+    pub options: Options,
+    /// Run the oracle beside the structure and stop at the first divergence.
+    pub verify: bool,
+}
+
+/// Follows a replay as it goes, e.g. to draw a progress bar. Every method has a no-op
+/// default, so an observer implements only what it shows.
+pub trait Observer {
+    /// Job `done` of `total` has arrived and been handled (`done` counts from 1).
+    fn arrived(&mut self, done: u64, total: u64) {
+        let _ = (done, total);
+    }
+}
+
+/// An observer that shows nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Silent;
+
+impl Observer for Silent {}
+
+/// Replays `workload` on a fresh structure of `kind` as `setup` says, telling `observer`
+/// of every arrival.
 ///
 /// # Errors
-/// The first divergence, or a refused op.
+/// No index can be built for the configuration, the first divergence (with `verify`),
+/// or a refused op.
 pub fn replay(
     kind: Kind,
     workload: &Workload,
-    config: Config,
-    options: &Options,
-    verify: bool,
-    progress: &ProgressBar,
+    setup: &ReplayConfig,
+    observer: &mut dyn Observer,
 ) -> Result<Run, ReplayError> {
-    let scenario = Scenario { capacity: workload.capacity, config: kind.config_for(config) };
-    let runner = if verify {
+    let scenario = Scenario { capacity: workload.capacity, config: kind.config_for(setup.config) };
+    let runner = if setup.verify {
         Runner::Verified(Box::new(Differential::new(kind, scenario, false).map_err(ReplayError::Build)?))
     } else {
         Runner::Plain(kind.build(scenario.capacity, scenario.config).map_err(ReplayError::Build)?)
     };
-    let run = Run::fresh(kind, verify, workload.requests.len());
+    let run = Run::fresh(kind, setup.verify, workload.requests.len());
     let started = Instant::now();
-    let (mut run, _) = sim::Sim::new(runner, run, workload, options).run(progress)?;
+    let (mut run, _) = sim::Sim::new(runner, run, workload, &setup.options).run(observer)?;
     run.wall = started.elapsed();
     Ok(run)
 }
@@ -215,8 +240,7 @@ pub fn final_state(
 ) -> Result<(Time, Vec<structures::TimeFrame>), ReplayError> {
     let index = Kind::RbTree.build(workload.capacity, config).map_err(ReplayError::Build)?;
     let run = Run::fresh(Kind::RbTree, false, workload.requests.len());
-    let (_, runner) =
-        sim::Sim::new(Runner::Plain(index), run, workload, options).run(&ProgressBar::hidden())?;
+    let (_, runner) = sim::Sim::new(Runner::Plain(index), run, workload, options).run(&mut Silent)?;
     let index = runner.index();
     let now = index.now();
     let frames = index.free_frames(now, config.limit(now)).map_err(ReplayError::Build)?;
@@ -231,6 +255,7 @@ pub fn final_state(
 /// As [`replay`].
 pub fn horizon_for(workload: &Workload, slot: Time, options: &Options) -> Result<Time, ReplayError> {
     let config = Config { slot, horizon: None };
-    let run = replay(Kind::RbTree, workload, config, options, false, &ProgressBar::hidden())?;
+    let setup = ReplayConfig { config, options: *options, verify: false };
+    let run = replay(Kind::RbTree, workload, &setup, &mut Silent)?;
     Ok(config.ceil(run.reach).unwrap_or(config.floor(Time::MAX)).max(slot))
 }

@@ -4,12 +4,11 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 
-use indicatif::ProgressBar;
 use oracle::{Op, Outcome};
 use structures::{Time, TimeFrame};
 
 use super::ar::{self, Reservation, AR_WINDOW};
-use super::{Mode, Options, Placement, ReplayError, Run, Runner};
+use super::{Mode, Observer, Options, Placement, ReplayError, Run, Runner};
 use crate::workload::{Request, Workload};
 
 /// About this many size samples are kept per run.
@@ -56,7 +55,8 @@ impl<'a> Sim<'a> {
     }
 
     /// Runs every event; returns what happened and the structure as it was left.
-    pub(super) fn run(mut self, progress: &ProgressBar) -> Result<(Run, Runner), ReplayError> {
+    pub(super) fn run(mut self, observer: &mut dyn Observer) -> Result<(Run, Runner), ReplayError> {
+        let total = self.requests.len() as u64;
         let mut next = 0;
         loop {
             while self.completions.peek().is_some_and(|Reverse((_, i, v))| self.version[*i] != *v) {
@@ -76,7 +76,7 @@ impl<'a> Sim<'a> {
                     self.step(self.requests[next].id, Op::Advance { now: t })?;
                     self.arrive(next)?;
                     next += 1;
-                    progress.inc(1);
+                    observer.arrived(next as u64, total);
                 }
                 (None, _) => break,
             }
