@@ -3,7 +3,7 @@
 //!
 //! Bytes that start with `{` are a case written as JSON (hand-made seeds, readable
 //! regressions); any other bytes are choices for the generators of
-//! [`generate`](crate::generate), so that the fuzzer explores mostly valid op sequences.
+//! [`generate`], so that the fuzzer explores mostly valid op sequences.
 
 use std::fmt;
 
@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use structures::Kind;
 
 use crate::generate::{self, Choices, Swarm};
-use crate::{apply, replay, Divergence, Op, Oracle, Scenario};
+use crate::{apply, replay, rules, Divergence, Op, Oracle, Scenario};
 
 /// Inputs longer than this are rejected: they add length, not coverage.
 pub const MAX_INPUT: usize = 4096;
@@ -69,7 +69,7 @@ impl Case {
         if bytes.first() == Some(&b'{') {
             let case: Case = serde_json::from_slice(bytes).map_err(|e| Rejected::BadCase(e.to_string()))?;
             let Scenario { capacity, config } = case.scenario;
-            config.validate(capacity).map_err(|e| Rejected::BadCase(e.to_string()))?;
+            rules::validate(capacity, config).map_err(|e| Rejected::BadCase(e.to_string()))?;
             if capacity > MAX_CAPACITY || case.ops.len() > MAX_OPS {
                 return Err(Rejected::BadCase(format!(
                     "more than {MAX_CAPACITY} resources or {MAX_OPS} ops"

@@ -199,7 +199,7 @@ impl Differential {
             return Some(Disagreement::Invalid(format!("the oracle itself: {message}")));
         }
         let now = self.oracle.now();
-        let limit = self.scenario.config.limit(now);
+        let limit = self.oracle.limit();
         let frames = |index: &dyn AvailabilityIndex| {
             (index.now(), if now < limit { index.free_frames(now, limit) } else { Ok(Vec::new()) })
         };

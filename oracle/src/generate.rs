@@ -53,7 +53,7 @@ const SPAN: Time = 40;
 pub fn scenario(c: &mut impl Choices) -> Scenario {
     let capacity = c.within(1, 13) as u32;
     let config = if c.percent(66) {
-        Config::default()
+        Config { slot: 1, horizon: None } // continuous time
     } else {
         let slot = [1, 2, 3, 5][c.below(4) as usize];
         let horizon = c.percent(70).then(|| slot * c.within(3, 16));
@@ -208,7 +208,7 @@ fn release_busy(oracle: &Oracle, c: &mut impl Choices) -> Op {
 /// Rebuilds from the current free frames, one dropped at times, or from random ones.
 fn load_frames(oracle: &Oracle, c: &mut impl Choices) -> Op {
     let now = oracle.now();
-    let to = oracle.config().limit(now).min(now + SPAN);
+    let to = oracle.limit().min(now + SPAN);
     let mut frames = if now < to { oracle.free_frames(now, to).unwrap_or_default() } else { Vec::new() };
     if !frames.is_empty() && c.percent(30) {
         frames.remove(c.below(frames.len() as u64) as usize);
@@ -224,7 +224,7 @@ fn load_frames(oracle: &Oracle, c: &mut impl Choices) -> Op {
 fn invalid(oracle: &Oracle, c: &mut impl Choices) -> Op {
     let now = oracle.now();
     let capacity = oracle.capacity();
-    let limit = oracle.config().limit(now);
+    let limit = oracle.limit();
     let t = time(now, c);
     match c.below(7) {
         0 => Op::Check { start: t, end: t, n: 1 },

@@ -1,5 +1,6 @@
-//! The naive reference index, the op vocabulary and the one differential driver that
-//! every test, fuzz target and replay uses to compare a structure with the reference.
+//! The naive reference index (with argument rules of its own), the op vocabulary and
+//! the one differential driver that every test, fuzz target and replay uses to compare a
+//! structure with the reference.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -8,6 +9,7 @@ pub mod driver;
 pub mod generate;
 pub mod naive;
 pub mod op;
+pub mod rules;
 
 pub use driver::{replay, Differential, Disagreement, Divergence, Scenario, VALIDATE_EVERY};
 pub use naive::Oracle;

@@ -4,8 +4,13 @@
 //! trace replays: the rectangles are kept sorted by start with an upper bound on their
 //! length, so a window only looks at those that can reach it; and an earliest start is
 //! only ever `ready` or an instant where some rectangle ends.
+//!
+//! It takes only data types from the structures crate; its argument checks are its own
+//! ([`rules`]), so that the structures' shared helpers are checked too.
 
-use structures::{check_count, check_set, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame};
+use structures::{AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame};
+
+use crate::rules;
 
 /// One allocated rectangle: `ids` are busy over `[start, end)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,9 +36,9 @@ impl Oracle {
     /// An oracle of `capacity` resources, all free from time 0 on.
     ///
     /// # Errors
-    /// [`Error::BadConfig`] from [`Config::validate`].
+    /// [`Error::BadConfig`] from [`rules::validate`].
     pub fn new(capacity: u32, config: Config) -> Result<Self, Error> {
-        config.validate(capacity)?;
+        rules::validate(capacity, config)?;
         Ok(Self { capacity, config, now: 0, busy: Vec::new(), longest: 0 })
     }
 
@@ -41,6 +46,11 @@ impl Oracle {
     /// release what is allocated).
     pub fn busy(&self) -> Vec<TimeFrame> {
         self.busy.iter().map(|b| TimeFrame { start: b.start, end: b.end, free: b.ids.clone() }).collect()
+    }
+
+    /// The last window end accepted now (see [`rules::limit`]).
+    pub fn limit(&self) -> Time {
+        rules::limit(self.config, self.now)
     }
 
     fn full(&self) -> RangeSet {
@@ -106,8 +116,8 @@ impl AvailabilityIndex for Oracle {
     }
 
     fn check(&self, start: Time, end: Time, n: u32) -> Result<Option<RangeSet>, Error> {
-        let (s, e) = self.config.window(self.now, start, end)?;
-        check_count(n, self.capacity)?;
+        let (s, e) = rules::window(self.config, self.now, start, end)?;
+        rules::count(n, self.capacity)?;
         Ok(self.check_window(s, e, n))
     }
 
@@ -115,18 +125,17 @@ impl AvailabilityIndex for Oracle {
     /// the earliest: moving a start back by one unit (or one slot) drops only the
     /// rectangles that end there, so without an end there it frees no id.
     fn earliest(&self, ready: Time, duration: Time, n: u32) -> Result<Option<TimeFrame>, Error> {
-        let end = ready.checked_add(duration).ok_or(Error::Overflow { start: ready, duration })?;
-        self.config.window(self.now, ready, end)?;
-        check_count(n, self.capacity)?;
-        let limit = self.config.limit(self.now);
+        rules::search(self.config, self.now, ready, duration)?;
+        rules::count(n, self.capacity)?;
+        let (slot, limit) = (self.config.slot, self.limit());
         let mut starts: Vec<Time> = self.busy.iter().map(|b| b.end).filter(|&t| t > ready).collect();
         starts.push(ready);
         starts.sort_unstable();
         starts.dedup();
         for start in starts {
             let Some(end) = start.checked_add(duration) else { return Ok(None) };
-            let Some(e) = self.config.ceil(end).filter(|&e| e <= limit) else { return Ok(None) };
-            if let Some(free) = self.check_window(self.config.floor(start), e, n) {
+            let Some(e) = rules::ceil(slot, end).filter(|&e| e <= limit) else { return Ok(None) };
+            if let Some(free) = self.check_window(rules::floor(slot, start), e, n) {
                 return Ok(Some(TimeFrame { start, end, free }));
             }
         }
@@ -134,8 +143,8 @@ impl AvailabilityIndex for Oracle {
     }
 
     fn allocate(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
-        let (s, e) = self.config.window(self.now, start, end)?;
-        check_set(set, self.capacity)?;
+        let (s, e) = rules::window(self.config, self.now, start, end)?;
+        rules::set(set, self.capacity)?;
         let busy = set.subtract(&self.free_throughout(s, e));
         if !busy.is_empty() {
             return Err(Error::NotFree { start, end, busy });
@@ -148,8 +157,8 @@ impl AvailabilityIndex for Oracle {
 
     /// Cuts the released rectangle out of every rectangle it overlaps.
     fn release(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
-        let (s, e) = self.config.window(self.now, start, end)?;
-        check_set(set, self.capacity)?;
+        let (s, e) = rules::window(self.config, self.now, start, end)?;
+        rules::set(set, self.capacity)?;
         let free_somewhere =
             self.instants(s, e).into_iter().fold(RangeSet::new(), |acc, t| acc.union(&self.free_at(t)));
         let free = set.intersect(&free_somewhere);
@@ -175,7 +184,7 @@ impl AvailabilityIndex for Oracle {
 
     /// For each id, its free runs over the instants of the window, grouped by interval.
     fn free_frames(&self, from: Time, to: Time) -> Result<Vec<TimeFrame>, Error> {
-        let (s, e) = self.config.window(self.now, from, to)?;
+        let (s, e) = rules::window(self.config, self.now, from, to)?;
         let points = self.instants(s, e);
         let free: Vec<RangeSet> = points.iter().map(|&t| self.free_at(t)).collect();
         let mut frames: Vec<TimeFrame> = Vec::new();
@@ -203,7 +212,7 @@ impl AvailabilityIndex for Oracle {
     /// Every window between two instants, kept if no resource is lost by moving either
     /// end outward by one unit (or the end is the clip edge).
     fn options(&self, from: Time, to: Time, min_duration: Time, min_n: u32) -> Result<Vec<TimeFrame>, Error> {
-        let (s, e) = self.config.window(self.now, from, to)?;
+        let (s, e) = rules::window(self.config, self.now, from, to)?;
         let mut points = self.instants(s, e);
         points.push(e);
         let mut options = Vec::new();
@@ -225,10 +234,11 @@ impl AvailabilityIndex for Oracle {
         Ok(options)
     }
 
+    /// Everything busy from now to the horizon, then each frame released, on a copy so
+    /// that a refused frame changes nothing.
     fn load_frames(&mut self, frames: &[TimeFrame]) -> Result<(), Error> {
-        let mut fresh = Self::new(self.capacity, self.config)?;
-        fresh.advance(self.now)?;
-        let limit = self.config.limit(self.now);
+        let mut fresh = Self { busy: Vec::new(), longest: 0, ..*self };
+        let limit = self.limit();
         if self.now < limit {
             fresh.allocate(self.now, limit, &self.full())?;
         }
@@ -240,7 +250,7 @@ impl AvailabilityIndex for Oracle {
     }
 
     fn advance(&mut self, now: Time) -> Result<(), Error> {
-        let now = self.config.advance(self.now, now)?;
+        let now = rules::advance(self.config, self.now, now)?;
         self.now = now;
         self.busy.retain(|b| b.end > now);
         self.busy.iter_mut().for_each(|b| b.start = b.start.max(now));
