@@ -41,8 +41,8 @@ enum Command {
     },
     /// Apply a JSON-lines op stream from stdin; write one JSON outcome per line.
     Ops {
-        /// A structure name, or `oracle`.
-        #[arg(long)]
+        /// The structure to drive.
+        #[arg(long, value_parser = replay_command::structure_values(("oracle", "the brute-force reference")))]
         structure: String,
         /// Number of resources.
         #[arg(long)]

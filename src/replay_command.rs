@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
+use clap::builder::{PossibleValue, PossibleValuesParser};
 use indicatif::{ProgressBar, ProgressStyle};
 use resbench::replay::{horizon_for, replay, table, Mode, Observer, Options, ReplayConfig, Run};
 use resbench::run_file::{trace_info, RunFile, Setup, TraceInfo};
@@ -19,8 +20,8 @@ pub struct Args {
     /// An SWF trace (.swf or .swf.gz); the bundled KTH trace if omitted.
     #[arg(long, conflicts_with = "synthetic")]
     trace: Option<PathBuf>,
-    /// A structure name, or `all`.
-    #[arg(long, default_value = "all")]
+    /// The structure to replay on.
+    #[arg(long, default_value = "all", value_parser = structure_values(ALL))]
     structure: String,
     /// Run the oracle beside each structure and stop at the first divergence.
     #[arg(long)]
@@ -85,6 +86,16 @@ pub struct Args {
     /// Synthetic: the longest requested time, seconds.
     #[arg(long, default_value_t = 36_000)]
     max_time: u64,
+}
+
+/// `--structure all`: what it does.
+const ALL: (&str, &str) = ("all", "every structure, failing unless their schedules are identical");
+
+/// The values `--structure` takes: every registered structure with its description (so
+/// `--help` lists them from the registry), and `extra`.
+pub fn structure_values((name, help): (&'static str, &'static str)) -> PossibleValuesParser {
+    let kinds = Kind::ALL.into_iter().map(|kind| PossibleValue::new(kind.name()).help(kind.spec().description));
+    PossibleValuesParser::new(kinds.chain([PossibleValue::new(name).help(help)]))
 }
 
 /// Runs the command.

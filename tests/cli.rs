@@ -12,6 +12,21 @@ fn resbench(args: &[&str]) -> (bool, String, String) {
 }
 
 #[test]
+fn help_lists_every_registered_structure_with_its_description() {
+    for command in ["replay", "ops"] {
+        let (ok, out, err) = resbench(&[command, "--help"]);
+        assert!(ok, "{err}");
+        for kind in structures::Kind::ALL {
+            let (name, description) = (format!("- {}:", kind.name()), kind.spec().description);
+            let listed = out.lines().any(|l| l.trim_start().starts_with(&name) && l.ends_with(description));
+            assert!(listed, "`resbench {command} --help` does not list {name} {description:?}:\n{out}");
+        }
+    }
+    let (ok, _, err) = resbench(&["replay", "--structure", "nosuch"]);
+    assert!(!ok && err.contains("possible values") && err.contains("rbtree"), "{err}");
+}
+
+#[test]
 fn replay_of_the_bundled_trace_prints_the_table() {
     let (ok, out, err) = resbench(&["replay", "--limit", "400", "--verify", "--slot", "60"]);
     assert!(ok, "{err}");
