@@ -94,7 +94,8 @@ const ALL: (&str, &str) = ("all", "every structure, failing unless their schedul
 /// The values `--structure` takes: every registered structure with its description (so
 /// `--help` lists them from the registry), and `extra`.
 pub fn structure_values((name, help): (&'static str, &'static str)) -> PossibleValuesParser {
-    let kinds = Kind::ALL.into_iter().map(|kind| PossibleValue::new(kind.name()).help(kind.spec().description));
+    let kinds =
+        Kind::ALL.into_iter().map(|kind| PossibleValue::new(kind.name()).help(kind.spec().description));
     PossibleValuesParser::new(kinds.chain([PossibleValue::new(name).help(help)]))
 }
 

@@ -6,6 +6,9 @@
 //! [`generate`], so that the fuzzer explores mostly valid op sequences.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use arbitrary::{Arbitrary, Unstructured};
 use serde::{Deserialize, Serialize};
@@ -23,11 +26,15 @@ pub const MAX_CAPACITY: u32 = 64;
 
 /// One fuzz case.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Case {
     /// Capacity and configuration.
     pub scenario: Scenario,
     /// The kinds of op the generator was allowed (recorded for the reader).
     pub swarm: Swarm,
+    /// The structures to run it on (a JSON case may name them; every one if absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structures: Option<Vec<Kind>>,
     /// The ops, in order.
     pub ops: Vec<Op>,
 }
@@ -92,7 +99,7 @@ impl Case {
             apply(&mut oracle, &op);
             ops.push(op);
         }
-        Case { scenario, swarm, ops }
+        Case { scenario, swarm, structures: None, ops }
     }
 
     /// Replays the case on each structure beside the oracle, comparing everything after
@@ -116,22 +123,75 @@ impl<'a> Arbitrary<'a> for Case {
     }
 }
 
-/// The structures a differential fuzz target runs: `diff_all` runs every one,
-/// `diff_<name>` the one with that name.
-pub fn target_kinds(target: &str) -> Option<Vec<Kind>> {
-    match target.strip_prefix("diff_")? {
-        "all" => Some(Kind::ALL.to_vec()),
-        name => name.parse().ok().map(|kind| vec![kind]),
+/// The environment variable naming the structures the `diff` target runs, comma
+/// separated (`rbtree,calendar`); unset or empty, a case runs on the structures it
+/// names, else on every one.
+pub const STRUCTURES_VAR: &str = "RESBENCH_FUZZ_STRUCTURES";
+
+/// The structures named in [`STRUCTURES_VAR`], read once; `None` when it is unset.
+///
+/// # Panics
+/// On an unknown structure name, listing the known ones.
+fn chosen() -> Option<&'static [Kind]> {
+    static CHOSEN: OnceLock<Option<Vec<Kind>>> = OnceLock::new();
+    CHOSEN
+        .get_or_init(|| {
+            let names = std::env::var(STRUCTURES_VAR).ok().filter(|v| !v.trim().is_empty())?;
+            let kinds = names.split(',').map(|name| name.trim().parse::<Kind>());
+            Some(kinds.collect::<Result<_, _>>().unwrap_or_else(|e| panic!("{STRUCTURES_VAR}: {e}")))
+        })
+        .as_deref()
+}
+
+/// The structures `case` runs on: [`STRUCTURES_VAR`]'s, else the case's own, else all.
+pub fn kinds(case: &Case) -> Vec<Kind> {
+    match (chosen(), &case.structures) {
+        (Some(kinds), _) => kinds.to_vec(),
+        (None, Some(kinds)) if !kinds.is_empty() => kinds.clone(),
+        _ => Kind::ALL.to_vec(),
     }
 }
 
-/// The body of every differential fuzz target.
+/// What a fuzz run has executed so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Totals {
+    /// Ops applied to a structure (and to the oracle beside it).
+    pub ops: u64,
+    /// Cases run.
+    pub cases: u64,
+}
+
+static OPS: AtomicU64 = AtomicU64::new(0);
+static CASES: AtomicU64 = AtomicU64::new(0);
+
+/// What this process has executed so far.
+pub fn totals() -> Totals {
+    Totals { ops: OPS.load(Ordering::Relaxed), cases: CASES.load(Ordering::Relaxed) }
+}
+
+/// The line a campaign quotes and adds up: ops, cases and divergences so far (a
+/// divergence stops the run, so a line is only printed with none).
+pub fn totals_line(totals: Totals) -> String {
+    format!("diff: {} ops, {} cases, 0 divergences", totals.ops, totals.cases)
+}
+
+/// The body of the `diff` fuzz target: runs `case` on [`kinds`], counts it, and prints
+/// [`totals_line`] to stderr at most once a second (libFuzzer exits without a hook, so
+/// the last line printed trails the run's end by under a second).
 ///
 /// # Panics
-/// On a divergence, printing it with its reproducer; on an unknown target name.
-pub fn fuzz(target: &str, case: &Case) {
-    let kinds = target_kinds(target).unwrap_or_else(|| panic!("no differential target named {target}"));
+/// On a divergence, printing it with its reproducer; on a bad [`STRUCTURES_VAR`].
+pub fn fuzz(case: &Case) {
+    static LAST: Mutex<Option<Instant>> = Mutex::new(None);
+    let kinds = kinds(case);
     if let Err(divergence) = case.run(&kinds) {
         panic!("{divergence}");
+    }
+    OPS.fetch_add((case.ops.len() * kinds.len()) as u64, Ordering::Relaxed);
+    CASES.fetch_add(1, Ordering::Relaxed);
+    let mut last = LAST.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if last.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+        *last = Some(Instant::now());
+        eprintln!("{}", totals_line(totals()));
     }
 }

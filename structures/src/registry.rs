@@ -7,6 +7,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+
 use crate::shell::Engine;
 use crate::{
     AvailabilityIndex, BTreeProfile, CalendarQueue, Config, Error, IdlePeriodTrees, IntervalSkipList,
@@ -303,6 +305,19 @@ impl<E: Engine + 'static> Built for Shell<E> {
 impl fmt::Display for Kind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// A kind is written as its name.
+impl Serialize for Kind {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Kind {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer)?.parse().map_err(de::Error::custom)
     }
 }
 
