@@ -15,6 +15,10 @@ pub const BENCH_SCHEMA: u32 = 1;
 /// What a file says it is, so `resbench report` can tell it from a replay's run file.
 pub const BENCH_KIND: &str = "benchmarks";
 
+/// The operation of a whole-replay result: the benchmark group beside the index
+/// operations of [`OpKind::MEASURED`](oracle::OpKind::MEASURED), timed per job rather than per call.
+pub const REPLAY: &str = "replay";
+
 /// One benchmark run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BenchFile {
@@ -54,7 +58,8 @@ pub struct Machine {
 pub struct BenchResult {
     /// The structure.
     pub structure: String,
-    /// `check`, `earliest`, `allocate`, `release`, `free_frames`, `options` or `replay`.
+    /// The benchmark group: the [name](oracle::OpKind::name) of one of
+    /// [`OpKind::MEASURED`](oracle::OpKind::MEASURED), or [`REPLAY`].
     pub operation: String,
     /// Whether the structures counted their work (`false`: built with `uncounted`).
     pub counted: bool,

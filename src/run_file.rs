@@ -7,7 +7,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use serde::{Deserialize, Serialize};
+use oracle::OpKind;
+use serde::{Deserialize, Serialize, Serializer};
 use structures::{Config, Time};
 
 use crate::replay::{box_stats, trimmed, unvisited, BoxStats, Mode, Options, Run};
@@ -102,8 +103,9 @@ pub struct OpCosts {
 /// The structure's work.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Operations {
-    /// Calls per operation.
-    pub counts: BTreeMap<String, u64>,
+    /// Calls per operation, written in name order.
+    #[serde(serialize_with = "in_name_order")]
+    pub counts: BTreeMap<OpKind, u64>,
     /// `check`.
     pub check: OpCosts,
     /// `earliest`: the seed's schedule operation.
@@ -135,6 +137,14 @@ pub struct ScheduleMetrics {
     pub ar_admitted: u64,
     /// Mean number of options offered to a rejected reservation.
     pub ar_mean_options: f64,
+}
+
+/// Run files list the counts alphabetically, as they did when keyed by name, so that the
+/// committed ones stay byte for byte what a new run writes ([`OpKind`]'s own order is
+/// the trait's).
+fn in_name_order<S: Serializer>(counts: &BTreeMap<OpKind, u64>, serializer: S) -> Result<S::Ok, S::Error> {
+    let by_name: BTreeMap<&str, u64> = counts.iter().map(|(op, &n)| (op.name(), n)).collect();
+    by_name.serialize(serializer)
 }
 
 fn costs(all: &[structures::Cost], trim: usize) -> OpCosts {

@@ -2,6 +2,7 @@
 //! with advance reservations), and verified prefixes of the bundled trace on every
 //! structure with identical schedules.
 
+use oracle::OpKind;
 use resbench::replay::{
     horizon_for, plan_reservations, replay, Mode, Options, ReplayConfig, Run, Silent, AR_WINDOW,
 };
@@ -49,7 +50,7 @@ fn a_hand_worked_plan_only_schedule() {
             "{kind}"
         );
         assert_eq!((run.checks.len(), run.searches.len()), (3, 2));
-        assert_eq!(run.ops.get("release"), None);
+        assert_eq!(run.ops.get(&OpKind::Release), None);
     }
 }
 
@@ -63,14 +64,14 @@ fn an_early_end_releases_its_tail_and_compression_moves_the_queue_up() {
     };
     for kind in continuous() {
         let plain = run(kind, &load, Options::default());
-        assert_eq!(plain.ops.get("release"), Some(&1), "{kind}");
+        assert_eq!(plain.ops.get(&OpKind::Release), Some(&1), "{kind}");
         let starts: Vec<_> = plain.schedule.iter().map(|p| p.start).collect();
         assert_eq!(starts, [0, 10, 15], "{kind}: without compression nothing moves");
         let compressed = run(kind, &load, Options { compress: true, ..Options::default() });
         // At 4, B moves to 4 and C to 9, right after B.
         let starts: Vec<_> = compressed.schedule.iter().map(|p| (p.id, p.start, p.end)).collect();
         assert_eq!(starts, [(1, 0, 10), (2, 4, 9), (3, 9, 12)], "{kind}");
-        assert_eq!(compressed.ops.get("release"), Some(&3), "{kind}: A's tail, then B and C");
+        assert_eq!(compressed.ops.get(&OpKind::Release), Some(&3), "{kind}: A's tail, then B and C");
     }
 }
 
@@ -133,6 +134,6 @@ fn continuous_structures_need_no_horizon() {
     let load = workload(&trace, 100, Some(1500));
     let runs: Vec<_> = continuous().map(|k| run(k, &load, Options::default())).collect();
     assert!(runs.len() >= 4 && runs.iter().all(|r| r.schedule == runs[0].schedule && r.unplaced == 0));
-    assert!(runs[0].ops.get("release").is_some_and(|&n| n > 1000));
+    assert!(runs[0].ops.get(&OpKind::Release).is_some_and(|&n| n > 1000));
     assert!(!runs[0].sizes.is_empty());
 }

@@ -82,3 +82,30 @@ fn files_are_named_from_the_trace_file() {
     assert_eq!(info("../shared/traces/CTC-SP2-1996-3.1-cln.swf").stem(), "CTC-SP2-1996-3.1-cln");
     assert_eq!(info("synthetic: 10 jobs, seed 1").stem(), "synthetic");
 }
+
+/// The committed replay reports are published data: reading one and writing it again
+/// must give the same bytes (the operation counts, say, stay in name order).
+#[test]
+fn committed_run_files_are_written_back_byte_for_byte() {
+    let reports = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("reports");
+    let mut checked = 0;
+    for dir in std::fs::read_dir(&reports).unwrap().map(|e| e.unwrap().path()) {
+        if !dir.is_dir() || dir.ends_with("benchmarks") {
+            continue;
+        }
+        for path in std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()) {
+            if path.extension().is_none_or(|x| x != "json") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let file = RunFile::read(&path).unwrap();
+            assert!(
+                serde_json::to_string(&file).unwrap() + "\n" == text,
+                "{} changes when rewritten",
+                path.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "no run files under {}", reports.display());
+}

@@ -11,10 +11,11 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use benches::queries::{calls, check_answers, Calls, OPERATIONS};
+use benches::queries::{calls, check_answers, Calls};
 use benches::{replays, states};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use oracle::apply;
+use oracle::{apply, OpKind};
+use resbench::bench_file::REPLAY;
 use structures::{AvailabilityIndex, Kind};
 
 /// Calls per measured operation and state.
@@ -75,7 +76,7 @@ fn operations(c: &mut Criterion) {
         }
         built.push((state, indexes));
     }
-    for op in OPERATIONS {
+    for op in OpKind::MEASURED {
         let mut group = c.benchmark_group(format!("{}{op}", prefix()));
         for (state, indexes) in &mut built {
             let calls = calls(state, op, CALLS, 11);
@@ -93,7 +94,7 @@ fn operations(c: &mut Criterion) {
 }
 
 fn whole_replays(c: &mut Criterion) {
-    let mut group = c.benchmark_group(format!("{}replay", prefix()));
+    let mut group = c.benchmark_group(format!("{}{REPLAY}", prefix()));
     group.sample_size(10);
     for input in replays::all() {
         group.throughput(Throughput::Elements(input.workload.requests.len() as u64));

@@ -3,6 +3,7 @@
 use std::fs;
 use std::path::Path;
 
+use oracle::OpKind;
 use serde::{Deserialize, Serialize};
 
 use crate::work::Work;
@@ -13,8 +14,8 @@ use crate::work::Work;
 pub struct Instructions {
     /// The structure.
     pub structure: String,
-    /// `check` or `earliest`.
-    pub op: String,
+    /// The operation.
+    pub op: OpKind,
     /// The state.
     pub state: String,
     /// Instructions executed by the calls (setup excluded).
@@ -83,7 +84,8 @@ pub fn read_gungraun(dir: &Path) -> Result<Vec<Instructions>, String> {
         .iter()
         .map(|path| read_summary(path))
         .collect::<Result<Vec<_>, _>>()?;
-    found.sort_by(|a, b| (&a.structure, &a.op, &a.state).cmp(&(&b.structure, &b.op, &b.state)));
+    // By name, as `ci/baseline.json` lists them (`OpKind`'s own order is the trait's).
+    found.sort_by(|a, b| (&a.structure, a.op.name(), &a.state).cmp(&(&b.structure, b.op.name(), &b.state)));
     Ok(found)
 }
 
@@ -95,8 +97,9 @@ fn read_summary(path: &Path) -> Result<Instructions, String> {
     // `(setup("rbtree", "kth-1000", "check"))`: the quoted arguments, in order.
     let args: Vec<&str> = description.split('"').skip(1).step_by(2).collect();
     let [structure, state, op] = args[..] else { return Err(bad("a description without three arguments")) };
+    let op = op.parse().map_err(|e: String| bad(&e))?;
     let instructions = json["profiles"][0]["data"]["total"]["metrics"]["Ir"]["values"]["new"]
         .as_u64()
         .ok_or_else(|| bad("no Ir count"))?;
-    Ok(Instructions { structure: structure.into(), op: op.into(), state: state.into(), instructions })
+    Ok(Instructions { structure: structure.into(), op, state: state.into(), instructions })
 }

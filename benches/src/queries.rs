@@ -1,15 +1,12 @@
 //! Seeded calls of every operation on a state, each with the answer every structure
 //! must give: the oracle's, or above [`ORACLE_CAP`] entries the B-tree profile's.
 
-use oracle::{apply, Op, Oracle, Outcome};
+use oracle::{apply, Op, OpKind, Oracle, Outcome};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use structures::{AvailabilityIndex, Cost, Kind, Time};
 
 use crate::states::{State, ORACLE_CAP, SLOT};
-
-/// The operations the timed suites measure, as [`Op::name`] spells them.
-pub const OPERATIONS: [&str; 6] = ["check", "earliest", "allocate", "release", "free_frames", "options"];
 
 /// The index whose answers the cases expect: the oracle, or the B-tree profile on states
 /// over [`ORACLE_CAP`] entries.
@@ -70,18 +67,18 @@ fn window(state: &State, rng: &mut StdRng) -> (Time, Time) {
     (start, length)
 }
 
-/// `count` seeded calls of `operation` (one of [`OPERATIONS`]) on `state`, windows as in
+/// `count` seeded calls of `operation` (one of [`OpKind::MEASURED`]) on `state`, windows as in
 /// [`cases`]. Updates come as `count` allocations, each of the lowest ids free throughout
 /// its window after the ones before it, then the `count` releases that undo them, so the
 /// list leaves the state as it found it and a suite can run it again and again; `timed`
 /// says which half is measured.
 ///
 /// # Panics
-/// On an operation not in [`OPERATIONS`], or a state the reference cannot take.
-pub fn calls(state: &State, operation: &str, count: usize, seed: u64) -> Calls {
-    if matches!(operation, "check" | "earliest") {
+/// On an operation not in [`OpKind::MEASURED`], or a state the reference cannot take.
+pub fn calls(state: &State, operation: OpKind, count: usize, seed: u64) -> Calls {
+    if matches!(operation, OpKind::Check | OpKind::Earliest) {
         let cases: Vec<Case> =
-            cases(state, 2 * count, seed).into_iter().filter(|c| c.op.name() == operation).collect();
+            cases(state, 2 * count, seed).into_iter().filter(|c| c.op.kind() == operation).collect();
         return Calls { timed: (0..cases.len()).collect(), cases };
     }
     let mut reference = reference(state);
@@ -91,14 +88,14 @@ pub fn calls(state: &State, operation: &str, count: usize, seed: u64) -> Calls {
         let (start, length) = window(state, &mut rng);
         let end = start + length;
         ops.push(match operation {
-            "free_frames" => Op::FreeFrames { from: start, to: end },
-            "options" => Op::Options {
+            OpKind::FreeFrames => Op::FreeFrames { from: start, to: end },
+            OpKind::Options => Op::Options {
                 from: start,
                 to: end,
                 min_duration: SLOT * rng.random_range(1..=4),
                 min_n: rng.random_range(1..=state.capacity.div_ceil(4)),
             },
-            "allocate" | "release" => {
+            OpKind::Allocate | OpKind::Release => {
                 let n = u64::from(rng.random_range(1..=state.capacity.div_ceil(8)));
                 let Ok(Some(free)) = reference.check(start, end, 1) else { continue };
                 let Some(set) = free.first(n) else { continue };
@@ -106,7 +103,7 @@ pub fn calls(state: &State, operation: &str, count: usize, seed: u64) -> Calls {
                 reference.allocate(start, end, &set).expect("ids free throughout the window");
                 Op::Allocate { start, end, set }
             }
-            other => panic!("no benchmark calls for {other:?}"),
+            other => panic!("no benchmark calls for {other}"),
         });
     }
     let mut reference = self::reference(state);
@@ -124,7 +121,7 @@ pub fn calls(state: &State, operation: &str, count: usize, seed: u64) -> Calls {
         .chain(releases)
         .map(|op| Case { expected: apply(reference.as_mut(), &op), op })
         .collect();
-    let timed = cases.iter().enumerate().filter(|(_, c)| c.op.name() == operation).map(|(i, _)| i).collect();
+    let timed = cases.iter().enumerate().filter(|(_, c)| c.op.kind() == operation).map(|(i, _)| i).collect();
     Calls { cases, timed }
 }
 

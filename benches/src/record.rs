@@ -1,11 +1,12 @@
-//! Collecting one benchmark run into a [`BenchFile`]: criterion's medians, gungraun's
-//! instruction counts, the work suite's visited and worst cases, and the machine.
+//! Collecting one benchmark run into a [`BenchFile`](resbench::bench_file::BenchFile):
+//! criterion's medians, gungraun's instruction counts, the work suite's visited and
+//! worst cases, and the machine.
 
 use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use resbench::bench_file::{BenchResult, Machine};
+use resbench::bench_file::{BenchResult, Machine, REPLAY};
 use serde_json::Value;
 
 use crate::gate::Instructions;
@@ -58,7 +59,7 @@ fn read_result(dir: &Path, size: &dyn Fn(&str) -> Option<u64>) -> Result<BenchRe
     Ok(BenchResult {
         structure: text("function_id")?,
         // A replay's name can match a state's (`kth-5000`); its size is its jobs.
-        size: if operation == "replay" { calls } else { size(&state).unwrap_or(calls) },
+        size: if operation == REPLAY { calls } else { size(&state).unwrap_or(calls) },
         operation,
         counted,
         state,
@@ -77,10 +78,12 @@ fn read_result(dir: &Path, size: &dyn Fn(&str) -> Option<u64>) -> Result<BenchRe
 /// results they measure.
 pub fn annotate(results: &mut [BenchResult], instructions: &[Instructions], work: &[Work]) {
     for r in results.iter_mut().filter(|r| r.counted) {
-        let key = (&r.structure, &r.operation, &r.state);
-        r.instructions =
-            instructions.iter().find(|i| (&i.structure, &i.op, &i.state) == key).map(|i| i.instructions);
-        if let Some(w) = work.iter().find(|w| (&w.structure, &w.op, &w.state) == key) {
+        let key = (r.structure.as_str(), r.operation.as_str(), r.state.as_str());
+        r.instructions = instructions
+            .iter()
+            .find(|i| (i.structure.as_str(), i.op.name(), i.state.as_str()) == key)
+            .map(|i| i.instructions);
+        if let Some(w) = work.iter().find(|w| (w.structure.as_str(), w.op.name(), w.state.as_str()) == key) {
             (r.visited, r.worst) = (Some(w.visited), Some(w.worst));
         }
     }

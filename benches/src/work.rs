@@ -2,6 +2,7 @@
 //! and worst-case counts of the seeded calls. A change in algorithmic work shows here
 //! even when times are noisy, and `ci/gate` fails on growth.
 
+use oracle::OpKind;
 use serde::{Deserialize, Serialize};
 use structures::Kind;
 
@@ -17,7 +18,7 @@ pub struct Work {
     /// The structure.
     pub structure: String,
     /// `check` or `earliest`.
-    pub op: String,
+    pub op: OpKind,
     /// The state.
     pub state: String,
     /// Calls made.
@@ -44,17 +45,17 @@ pub fn measure(states: &[State], kinds: &[Kind]) -> Result<Vec<Work>, String> {
             // gate's states fit every structure, and it reports a missing measurement.
             let Ok(mut index) = state.build(kind) else { continue };
             let costs = check_answers(index.as_mut(), &cases).map_err(|e| format!("{} {e}", state.name))?;
-            for op in ["check", "earliest"] {
+            for op in [OpKind::Check, OpKind::Earliest] {
                 let mut work = Work {
                     structure: kind.name().to_owned(),
-                    op: op.to_owned(),
+                    op,
                     state: state.name.clone(),
                     calls: 0,
                     search: 0,
                     visited: 0,
                     worst: 0,
                 };
-                for (_, cost) in cases.iter().zip(&costs).filter(|(c, _)| c.op.name() == op) {
+                for (_, cost) in cases.iter().zip(&costs).filter(|(c, _)| c.op.kind() == op) {
                     work.calls += 1;
                     work.search += cost.search;
                     work.visited += cost.visited;

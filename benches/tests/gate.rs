@@ -2,11 +2,12 @@
 
 use benches::gate::{regressions, Instructions, Measurements};
 use benches::work::Work;
+use oracle::OpKind;
 
 fn work(structure: &str, visited: u64, search: u64) -> Work {
     Work {
         structure: structure.into(),
-        op: "check".into(),
+        op: OpKind::Check,
         state: "kth-1000".into(),
         calls: 100,
         search,
@@ -18,7 +19,7 @@ fn work(structure: &str, visited: u64, search: u64) -> Work {
 fn instructions(structure: &str, count: u64) -> Instructions {
     Instructions {
         structure: structure.into(),
-        op: "check".into(),
+        op: OpKind::Check,
         state: "kth-1000".into(),
         instructions: count,
     }
@@ -86,4 +87,21 @@ fn gungraun_summaries_are_read_by_structure_state_and_operation() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let read = benches::gate::read_gungraun(&dir).unwrap();
     assert_eq!(read, [Instructions { instructions: 12_802, ..instructions("rbtree", 0) }]);
+}
+
+/// `work --out ci/baseline.json` refreshes the baseline: what it writes for the committed
+/// measurements must be the committed bytes, instruction counts in the order
+/// `read_gungraun` gives them.
+#[test]
+fn the_committed_baseline_is_written_back_byte_for_byte() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ci/baseline.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let baseline: Measurements = serde_json::from_str(&text).unwrap();
+    assert!(!baseline.work.is_empty() && !baseline.instructions.is_empty());
+    assert_eq!(serde_json::to_string_pretty(&baseline).unwrap() + "\n", text);
+    let key = |i: &Instructions| (i.structure.clone(), i.op.name(), i.state.clone());
+    assert!(
+        baseline.instructions.windows(2).all(|w| key(&w[0]) < key(&w[1])),
+        "not in read_gungraun's order"
+    );
 }

@@ -7,6 +7,8 @@ use std::path::Path;
 use benches::gate::Instructions;
 use benches::record::{annotate, criterion, machine};
 use benches::work::Work;
+use oracle::OpKind;
+use resbench::bench_file::REPLAY;
 
 fn result(dir: &Path, group: &str, function: &str, value: &str, elements: u64, median: f64) {
     let folder = dir.join(group.replace('/', "_")).join(function).join(value).join("new");
@@ -34,9 +36,10 @@ fn result(dir: &Path, group: &str, function: &str, value: &str, elements: u64, m
 fn criterion_results_are_read_with_their_sizes_and_counts() {
     let dir = std::env::temp_dir().join(format!("resbench-record-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
-    result(&dir, "check", "rbtree", "kth-1000", 100, 5_000.0);
-    result(&dir, "uncounted/check", "rbtree", "kth-1000", 100, 4_000.0);
-    result(&dir, "replay", "list", "kth-5000", 5_000, 1e9);
+    let check = OpKind::Check.name();
+    result(&dir, check, "rbtree", "kth-1000", 100, 5_000.0);
+    result(&dir, &format!("uncounted/{check}"), "rbtree", "kth-1000", 100, 4_000.0);
+    result(&dir, REPLAY, "list", "kth-5000", 5_000, 1e9);
     let size = |state: &str| match state {
         "kth-1000" => Some(321),
         "kth-5000" => Some(123), // a state of the replay's name
@@ -44,19 +47,19 @@ fn criterion_results_are_read_with_their_sizes_and_counts() {
     };
     let mut results = criterion(&dir, &size).unwrap();
     assert_eq!(results.len(), 3);
-    let counted = results.iter().find(|r| r.operation == "check" && r.counted).unwrap();
+    let counted = results.iter().find(|r| r.operation == check && r.counted).unwrap();
     assert_eq!(
         (counted.size, counted.calls, counted.median_ns, counted.per_call_ns()),
         (321, 100, 5_000.0, 50.0)
     );
     assert_eq!((counted.low_ns, counted.high_ns, counted.mad_ns), (4_500.0, 5_500.0, 250.0));
-    assert!(results.iter().any(|r| r.operation == "check" && !r.counted && r.median_ns == 4_000.0));
-    let replay = results.iter().find(|r| r.operation == "replay").unwrap();
+    assert!(results.iter().any(|r| r.operation == check && !r.counted && r.median_ns == 4_000.0));
+    let replay = results.iter().find(|r| r.operation == REPLAY).unwrap();
     assert_eq!((replay.size, replay.calls), (5_000, 5_000), "a replay's size is its jobs");
 
     let work = vec![Work {
         structure: "rbtree".into(),
-        op: "check".into(),
+        op: OpKind::Check,
         state: "kth-1000".into(),
         calls: 100,
         search: 1,
@@ -65,12 +68,12 @@ fn criterion_results_are_read_with_their_sizes_and_counts() {
     }];
     let counts = vec![Instructions {
         structure: "rbtree".into(),
-        op: "check".into(),
+        op: OpKind::Check,
         state: "kth-1000".into(),
         instructions: 99,
     }];
     annotate(&mut results, &counts, &work);
-    let counted = results.iter().find(|r| r.operation == "check" && r.counted).unwrap();
+    let counted = results.iter().find(|r| r.operation == check && r.counted).unwrap();
     assert_eq!((counted.instructions, counted.visited, counted.worst), (Some(99), Some(7), Some(70)));
     let uncounted = results.iter().find(|r| !r.counted).unwrap();
     assert_eq!(

@@ -7,7 +7,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use structures::{AvailabilityIndex, Config, Cost, Error, Kind, TimeFrame};
 
-use crate::{apply, Op, Oracle, Outcome};
+use crate::{apply, Op, OpKind, Oracle, Outcome};
 
 /// What a differential run starts from; with the ops so far, a complete reproducer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -146,6 +146,7 @@ impl Differential {
     /// # Errors
     /// A [`Divergence`] carrying the op sequence so far.
     pub fn step(&mut self, op: Op) -> Result<Outcome, Box<Divergence>> {
+        let op_kind = op.kind();
         let got = apply(self.structure.as_mut(), &op);
         let expected = apply(&mut self.oracle, &op);
         self.ops.push(op);
@@ -157,7 +158,7 @@ impl Differential {
             (a, b) if a != b => Some(Disagreement::AnswersDiffer),
             _ => None,
         }
-        .or_else(|| self.cost_problem(&got))
+        .or_else(|| self.cost_problem(op_kind, &got))
         .or_else(|| self.validation_problem())
         .or_else(|| self.state_problem());
         match kind {
@@ -173,8 +174,9 @@ impl Differential {
         }
     }
 
-    fn cost_problem(&self, got: &Outcome) -> Option<Disagreement> {
-        if !matches!(got, Outcome::Free(_) | Outcome::Start(_)) {
+    /// Only `check` and `earliest` record a cost, and only when they answer.
+    fn cost_problem(&self, op: OpKind, got: &Outcome) -> Option<Disagreement> {
+        if !matches!(op, OpKind::Check | OpKind::Earliest) || got.is_failure() {
             return None;
         }
         let cost = self.structure.last_cost();

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use structures::{AvailabilityIndex, Config, RangeSet, Time, TimeFrame};
 
-use crate::{Op, Oracle, Scenario};
+use crate::{Op, OpKind, Oracle, Scenario};
 
 /// A source of choices.
 pub trait Choices {
@@ -90,10 +90,36 @@ fn some_of(set: &RangeSet, c: &mut impl Choices) -> RangeSet {
     set.first(n).unwrap_or_else(|| set.clone())
 }
 
-/// The weights (out of 100) of the kinds of op the generator draws, by bit: check,
-/// earliest, allocate an answer, allocate any set, release what is busy, release any
-/// set, free frames, options, advance, load frames, invalid.
-const WEIGHTS: [u64; 11] = [14, 12, 20, 6, 14, 4, 6, 6, 10, 4, 4];
+/// What the generator draws: an op of a kind, with arguments near the present, or one of
+/// the aimed draws that use the oracle's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Draw {
+    /// An op of this kind; an allocation or release takes any set (one in ten reaching
+    /// past the capacity), `load_frames` the present free frames, some changed.
+    Op(OpKind),
+    /// An allocation of the lowest ids of a `check` or `earliest` answer.
+    AllocateAnswer,
+    /// A release of an allocated rectangle, its tail, or a part of it.
+    ReleaseBusy,
+    /// An op every structure must refuse.
+    Invalid,
+}
+
+/// The draws and their weights (out of 100); swarm bit `i` switches `DRAWS[i]` on, so
+/// the order is part of every recorded [`Swarm`].
+const DRAWS: [(Draw, u64); 11] = [
+    (Draw::Op(OpKind::Check), 14),
+    (Draw::Op(OpKind::Earliest), 12),
+    (Draw::AllocateAnswer, 20),
+    (Draw::Op(OpKind::Allocate), 6),
+    (Draw::ReleaseBusy, 14),
+    (Draw::Op(OpKind::Release), 4),
+    (Draw::Op(OpKind::FreeFrames), 6),
+    (Draw::Op(OpKind::Options), 6),
+    (Draw::Op(OpKind::Advance), 10),
+    (Draw::Op(OpKind::LoadFrames), 4),
+    (Draw::Invalid, 4),
+];
 
 /// Swarm testing: each bit switches one kind of op on, so that some runs see rare
 /// mixes (say, only allocations and releases) that uniform weights seldom reach.
@@ -109,12 +135,12 @@ impl Swarm {
         if c.percent(50) {
             Swarm::ALL
         } else {
-            Swarm(c.below(1 << WEIGHTS.len()) as u16).or_all()
+            Swarm(c.below(1 << DRAWS.len()) as u16).or_all()
         }
     }
 
     fn or_all(self) -> Swarm {
-        if (0..WEIGHTS.len()).any(|i| self.0 & (1 << i) != 0) {
+        if (0..DRAWS.len()).any(|i| self.0 & (1 << i) != 0) {
             self
         } else {
             Swarm::ALL
@@ -122,13 +148,13 @@ impl Swarm {
     }
 
     /// Draws an enabled kind by weight.
-    fn pick(self, c: &mut impl Choices) -> usize {
-        let on = |i: usize| self.or_all().0 & (1 << i) != 0;
-        let total: u64 = (0..WEIGHTS.len()).filter(|&i| on(i)).map(|i| WEIGHTS[i]).sum();
-        let mut x = c.below(total);
-        for (i, &weight) in WEIGHTS.iter().enumerate().filter(|&(i, _)| on(i)) {
+    fn pick(self, c: &mut impl Choices) -> Draw {
+        let bits = self.or_all().0;
+        let enabled = || DRAWS.into_iter().enumerate().filter(|&(i, _)| bits & (1 << i) != 0).map(|(_, d)| d);
+        let mut x = c.below(enabled().map(|(_, weight)| weight).sum());
+        for (draw, weight) in enabled() {
             if x < weight {
-                return i;
+                return draw;
             }
             x -= weight;
         }
@@ -141,36 +167,36 @@ pub fn op(oracle: &Oracle, swarm: Swarm, c: &mut impl Choices) -> Op {
     let now = oracle.now();
     let capacity = oracle.capacity();
     match swarm.pick(c) {
-        0 => {
+        Draw::Op(OpKind::Check) => {
             let (start, end) = window(now, c);
             Op::Check { start, end, n: count(capacity, c) }
         }
-        1 => {
+        Draw::Op(OpKind::Earliest) => {
             let (ready, duration) = (time(now, c), c.within(1, 16));
             Op::Earliest { ready, duration, n: count(capacity, c) }
         }
-        2 => allocate_answer(oracle, c),
-        3 => {
+        Draw::AllocateAnswer => allocate_answer(oracle, c),
+        Draw::Op(OpKind::Allocate) => {
             let (start, end) = window(now, c);
             Op::Allocate { start, end, set: any_set(capacity, c) }
         }
-        4 => release_busy(oracle, c),
-        5 => {
+        Draw::ReleaseBusy => release_busy(oracle, c),
+        Draw::Op(OpKind::Release) => {
             let (start, end) = window(now, c);
             Op::Release { start, end, set: any_set(capacity, c) }
         }
-        6 => {
+        Draw::Op(OpKind::FreeFrames) => {
             let (from, to) = window(now, c);
             Op::FreeFrames { from, to }
         }
-        7 => {
+        Draw::Op(OpKind::Options) => {
             let (from, to) = window(now, c);
             Op::Options { from, to, min_duration: c.below(4), min_n: c.below(u64::from(capacity) + 1) as u32 }
         }
-        8 if now > 0 && c.percent(10) => Op::Advance { now: now - 1 },
-        8 => Op::Advance { now: now + c.below(5) },
-        9 => load_frames(oracle, c),
-        _ => invalid(oracle, c),
+        Draw::Op(OpKind::Advance) if now > 0 && c.percent(10) => Op::Advance { now: now - 1 },
+        Draw::Op(OpKind::Advance) => Op::Advance { now: now + c.below(5) },
+        Draw::Op(OpKind::LoadFrames) => load_frames(oracle, c),
+        Draw::Invalid => invalid(oracle, c),
     }
 }
 

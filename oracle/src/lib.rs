@@ -13,4 +13,4 @@ pub mod rules;
 
 pub use driver::{replay, Differential, Disagreement, Divergence, Scenario, VALIDATE_EVERY};
 pub use naive::Oracle;
-pub use op::{apply, Op, Outcome};
+pub use op::{apply, Op, OpKind, Outcome};

@@ -1,8 +1,96 @@
-//! The op vocabulary: one value per trait operation, and its outcome. Tests, fuzz
-//! targets, replays and the `resbench ops` stream all speak it.
+//! The op vocabulary: one value per trait operation, its kind, and its outcome. Tests,
+//! fuzz targets, replays, benchmarks and the `resbench ops` stream all speak it.
+
+use std::fmt;
+use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use structures::{AvailabilityIndex, Error, RangeSet, Time, TimeFrame};
+
+/// The operations of [`AvailabilityIndex`], without their arguments: what an [`Op`] is,
+/// and how replays, run files and benchmarks name one. Serialised as [`OpKind::name`],
+/// the same spelling as an op's `"op"` tag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpKind {
+    /// [`AvailabilityIndex::check`].
+    Check,
+    /// [`AvailabilityIndex::earliest`].
+    Earliest,
+    /// [`AvailabilityIndex::allocate`].
+    Allocate,
+    /// [`AvailabilityIndex::release`].
+    Release,
+    /// [`AvailabilityIndex::free_frames`].
+    FreeFrames,
+    /// [`AvailabilityIndex::options`].
+    Options,
+    /// [`AvailabilityIndex::load_frames`].
+    LoadFrames,
+    /// [`AvailabilityIndex::advance`].
+    Advance,
+}
+
+impl OpKind {
+    /// Every operation, in the trait's order.
+    pub const ALL: [OpKind; 8] = [
+        OpKind::Check,
+        OpKind::Earliest,
+        OpKind::Allocate,
+        OpKind::Release,
+        OpKind::FreeFrames,
+        OpKind::Options,
+        OpKind::LoadFrames,
+        OpKind::Advance,
+    ];
+
+    /// The operations the benchmarks measure one by one, in the order reports list them;
+    /// `load_frames` builds their states and `advance` only moves the present.
+    pub const MEASURED: [OpKind; 6] = [
+        OpKind::Check,
+        OpKind::Earliest,
+        OpKind::Allocate,
+        OpKind::Release,
+        OpKind::FreeFrames,
+        OpKind::Options,
+    ];
+
+    /// The name as an op's JSON tag, run files and benchmark IDs spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            OpKind::Check => "check",
+            OpKind::Earliest => "earliest",
+            OpKind::Allocate => "allocate",
+            OpKind::Release => "release",
+            OpKind::FreeFrames => "free_frames",
+            OpKind::Options => "options",
+            OpKind::LoadFrames => "load_frames",
+            OpKind::Advance => "advance",
+        }
+    }
+}
+
+/// The [`name`](OpKind::name), padded to any width asked for.
+impl fmt::Display for OpKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+impl FromStr for OpKind {
+    type Err = String;
+
+    /// The operation of that [`name`](OpKind::name).
+    ///
+    /// # Errors
+    /// An unknown name, listing the known ones.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        OpKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
+            let names: Vec<_> = OpKind::ALL.iter().map(|k| k.name()).collect();
+            format!("unknown operation {s:?}; known: {}", names.join(", "))
+        })
+    }
+}
 
 /// One operation on an index.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -91,17 +179,17 @@ pub enum Outcome {
 }
 
 impl Op {
-    /// The op's name as its JSON tag spells it.
-    pub fn name(&self) -> &'static str {
+    /// Which operation this is; its name is the op's JSON tag.
+    pub fn kind(&self) -> OpKind {
         match self {
-            Op::Check { .. } => "check",
-            Op::Earliest { .. } => "earliest",
-            Op::Allocate { .. } => "allocate",
-            Op::Release { .. } => "release",
-            Op::FreeFrames { .. } => "free_frames",
-            Op::Options { .. } => "options",
-            Op::LoadFrames { .. } => "load_frames",
-            Op::Advance { .. } => "advance",
+            Op::Check { .. } => OpKind::Check,
+            Op::Earliest { .. } => OpKind::Earliest,
+            Op::Allocate { .. } => OpKind::Allocate,
+            Op::Release { .. } => OpKind::Release,
+            Op::FreeFrames { .. } => OpKind::FreeFrames,
+            Op::Options { .. } => OpKind::Options,
+            Op::LoadFrames { .. } => OpKind::LoadFrames,
+            Op::Advance { .. } => OpKind::Advance,
         }
     }
 }
@@ -130,5 +218,50 @@ pub fn apply(index: &mut dyn AvailabilityIndex, op: &Op) -> Outcome {
         }
         Op::LoadFrames { frames } => outcome(index.load_frames(frames), |()| Outcome::Done),
         Op::Advance { now } => outcome(index.advance(*now), |()| Outcome::Done),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One op of each kind, so that the tag and the kind are compared for every variant.
+    fn one_of_each() -> [Op; 8] {
+        let (set, frames) = (RangeSet::from_range(0, 1), Vec::new());
+        [
+            Op::Check { start: 0, end: 1, n: 1 },
+            Op::Earliest { ready: 0, duration: 1, n: 1 },
+            Op::Allocate { start: 0, end: 1, set: set.clone() },
+            Op::Release { start: 0, end: 1, set },
+            Op::FreeFrames { from: 0, to: 1 },
+            Op::Options { from: 0, to: 1, min_duration: 0, min_n: 0 },
+            Op::LoadFrames { frames },
+            Op::Advance { now: 0 },
+        ]
+    }
+
+    #[test]
+    fn a_kind_is_spelled_as_the_op_tag_everywhere() {
+        let ops = one_of_each();
+        assert_eq!(ops.iter().map(Op::kind).collect::<Vec<_>>(), OpKind::ALL);
+        for op in ops {
+            let kind = op.kind();
+            let tagged: serde_json::Value = serde_json::to_value(&op).unwrap();
+            assert_eq!(tagged["op"], kind.name());
+            assert_eq!(serde_json::to_string(&kind).unwrap(), format!("\"{kind}\""));
+            assert_eq!(serde_json::from_str::<OpKind>(&format!("\"{kind}\"")).unwrap(), kind);
+            assert_eq!(kind.name().parse(), Ok(kind));
+        }
+    }
+
+    #[test]
+    fn unknown_names_are_refused_with_the_known_ones() {
+        assert_eq!(
+            "replay".parse::<OpKind>(),
+            Err("unknown operation \"replay\"; known: check, earliest, allocate, release, free_frames, \
+                 options, load_frames, advance"
+                .to_owned())
+        );
+        assert_eq!(format!("[{:<8}]", OpKind::Check), "[check   ]");
     }
 }

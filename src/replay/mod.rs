@@ -94,7 +94,7 @@ pub struct Run {
     /// The cost of every `earliest` (the seed's schedule operation), in call order.
     pub searches: Vec<Cost>,
     /// Calls per operation.
-    pub ops: BTreeMap<String, u64>,
+    pub ops: BTreeMap<oracle::OpKind, u64>,
     /// The structure's size at sampled events: `(time, size)`.
     pub sizes: Vec<(Time, u64)>,
     /// Jobs no window could be found for before the horizon.

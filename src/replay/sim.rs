@@ -4,7 +4,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 
-use oracle::{Op, Outcome};
+use oracle::{Op, OpKind, Outcome};
 use structures::{Time, TimeFrame};
 
 use super::ar::{self, Reservation, AR_WINDOW};
@@ -103,13 +103,13 @@ impl<'a> Sim<'a> {
             let reach = config.ceil(end).unwrap_or(Time::MAX).saturating_sub(now);
             self.run.reach = self.run.reach.max(reach);
         }
-        let name = op.name();
+        let kind = op.kind();
         let outcome = self.runner.step(id, op)?;
-        *self.run.ops.entry(name.to_owned()).or_insert(0) += 1;
+        *self.run.ops.entry(kind).or_insert(0) += 1;
         let cost = self.runner.index().last_cost().unwrap_or_default();
-        match name {
-            "check" => self.run.checks.push(cost),
-            "earliest" => self.run.searches.push(cost),
+        match kind {
+            OpKind::Check => self.run.checks.push(cost),
+            OpKind::Earliest => self.run.searches.push(cost),
             _ => {}
         }
         Ok(outcome)

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use oracle::OpKind;
 use serde::{Deserialize, Serialize};
 use structures::Cost;
 
@@ -128,16 +129,17 @@ pub fn unvisited(costs: &[Cost]) -> BTreeMap<u64, u64> {
 /// The terminal table: one row per structure, over the trimmed calls.
 pub fn table(runs: &[Run], trim: usize) -> String {
     let mut out = String::new();
+    let ratio = |op: OpKind| format!("{op} visited/worst %");
     let _ = writeln!(
         out,
         "{:<9} {:>7} {:>7} {:>8} {:>8} | {:>27} | {:>27} | {:>9}",
         "struct",
         "jobs",
         "checks",
-        "earliest",
+        OpKind::Earliest,
         "unplaced",
-        "check visited/worst %",
-        "earliest visited/worst %",
+        ratio(OpKind::Check),
+        ratio(OpKind::Earliest),
         "wall s"
     );
     let _ = writeln!(

@@ -11,13 +11,16 @@ use anyhow::{bail, Context, Result};
 
 use super::doc::{self, Block};
 use super::plots::{self, Series};
+use oracle::OpKind;
 use structures::Kind;
 
-use crate::bench_file::{BenchFile, BenchResult};
+use crate::bench_file::{BenchFile, BenchResult, REPLAY};
 
-/// The operations, in the order the report lists them.
-const OPERATIONS: [&str; 7] =
-    ["check", "earliest", "allocate", "release", "free_frames", "options", "replay"];
+/// The benchmark groups, in the order the report lists them: the index operations, then
+/// whole replays.
+fn groups() -> impl Iterator<Item = &'static str> {
+    OpKind::MEASURED.into_iter().map(OpKind::name).chain([REPLAY])
+}
 
 /// The README lines between which `--readme` writes the summary.
 pub const README_BEGIN: &str = "<!-- benchmark-summary:begin (written by resbench report --readme) -->";
@@ -103,9 +106,8 @@ fn ratios<'a>(results: &[&'a BenchResult]) -> BTreeMap<String, Vec<(&'a BenchRes
 /// time ratio to the fastest structure on each state.
 fn summary(counted: &[&BenchResult], names: &[String]) -> Block {
     let mut rows = Vec::new();
-    let per_op: Vec<_> = OPERATIONS
-        .iter()
-        .map(|op| ratios(&counted.iter().copied().filter(|r| r.operation == *op).collect::<Vec<_>>()))
+    let per_op: Vec<_> = groups()
+        .map(|op| ratios(&counted.iter().copied().filter(|r| r.operation == op).collect::<Vec<_>>()))
         .collect();
     for name in names {
         let mut row = vec![name.clone()];
@@ -116,8 +118,7 @@ fn summary(counted: &[&BenchResult], names: &[String]) -> Block {
         }
         rows.push(row);
     }
-    let header =
-        std::iter::once("structure".to_owned()).chain(OPERATIONS.iter().map(|op| (*op).to_owned())).collect();
+    let header = std::iter::once("structure".to_owned()).chain(groups().map(str::to_owned)).collect();
     Block::Table(header, rows)
 }
 
@@ -143,7 +144,7 @@ fn operation_section(
 ) -> Result<()> {
     blocks.push(Block::Heading(2, format!("`{op}`")));
     let by_state = ratios(results);
-    if op != "replay" {
+    if op != REPLAY {
         let series: Vec<Series<'_>> = names
             .iter()
             .map(|name| Series {
@@ -169,8 +170,8 @@ fn operation_section(
             });
         }
     }
-    let unit = if op == "replay" { "per job" } else { "per call" };
-    let header = ["state".to_owned(), if op == "replay" { "jobs".into() } else { "entries".into() }]
+    let unit = if op == REPLAY { "per job" } else { "per call" };
+    let header = ["state".to_owned(), if op == REPLAY { "jobs".into() } else { "entries".into() }]
         .into_iter()
         .chain(names.iter().map(|n| format!("{n} ({unit}, ×fastest)")))
         .collect();
@@ -178,7 +179,7 @@ fn operation_section(
     for (state, size) in states_of(results) {
         // A replay's jobs are its calls (files of 2026-11-22 recorded one replay's size
         // from a state of the same name).
-        let size = if op == "replay" {
+        let size = if op == REPLAY {
             results.iter().find(|r| r.state == state).map_or(size, |r| r.calls)
         } else {
             size
@@ -216,18 +217,20 @@ fn operation_section(
 fn growth_table(counted: &[&BenchResult], names: &[String]) -> Block {
     let mut rows = Vec::new();
     for name in names {
-        for op in &OPERATIONS[..6] {
+        for op in OpKind::MEASURED {
             let points: Vec<(f64, f64)> = counted
                 .iter()
-                .filter(|r| &r.structure == name && r.operation == *op && r.state.starts_with("synthetic"))
+                .filter(|r| {
+                    &r.structure == name && r.operation == op.name() && r.state.starts_with("synthetic")
+                })
                 .map(|r| (r.size as f64, r.per_call_ns()))
                 .collect();
-            let (bound, expected) = theory(name, op, true);
+            let (bound, expected) = theory(name, op.name(), true);
             let sizes =
                 points.iter().map(|p| p.0).fold((f64::MAX, 0.0_f64), |(lo, hi), x| (lo.min(x), hi.max(x)));
             rows.push(vec![
                 name.clone(),
-                (*op).to_owned(),
+                op.name().to_owned(),
                 exponent(&points).map_or("–".into(), |e| format!("{e:.2}")),
                 if points.is_empty() { "–".into() } else { format!("{:.0} to {:.0}", sizes.0, sizes.1) },
                 format!("{expected} ({bound})"),
@@ -272,7 +275,7 @@ fn memory_table(file: &BenchFile, names: &[String]) -> Block {
 
 fn accounting_table(file: &BenchFile, names: &[String]) -> Option<Block> {
     let mut rows = Vec::new();
-    for op in OPERATIONS {
+    for op in groups() {
         let mut row = vec![op.to_owned()];
         let mut any = false;
         for name in names {
@@ -337,7 +340,7 @@ pub fn render(files: &[BenchFile], out: &Path, command: &str, readme: Option<&Pa
         blocks.push(Block::Para("Median time with the structures' cost accounting against a build with the `uncounted` feature (no counters, no worst cases), as the geometric mean over states of the ratio; positive means the accounting costs time. Differences within ±30 % are inside this machine's noise.".into()));
         blocks.push(table);
     }
-    for op in OPERATIONS {
+    for op in groups() {
         let results: Vec<&BenchResult> = counted.iter().copied().filter(|r| r.operation == op).collect();
         if !results.is_empty() {
             operation_section(op, &results, &names, out, &mut blocks)?;

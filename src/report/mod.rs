@@ -1,7 +1,7 @@
 //! `resbench report`: run files in, `index.md` and `index.html` out, with the seed's
 //! Figure 5 box plots and Figure 6 histogram as SVG files beside them, each with a
 //! sentence saying what it shows and the command that regenerates it. Benchmark files
-//! make the performance report instead ([`bench`]).
+//! make the performance report instead ([`bench`](mod@bench)).
 
 pub mod bench;
 mod doc;
@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use doc::Block;
+use oracle::OpKind;
 
 use crate::replay::EXACT_BELOW;
 use crate::run_file::{OpCosts, RunFile};
@@ -171,7 +172,7 @@ fn section(group: &Group<'_>, index: usize, out: &Path, blocks: &mut Vec<Block>)
         blocks.push(Block::Para(format!(
             "{}: {} {} {}",
             r.structure,
-            verdict("check", &r.operations.check),
+            verdict(OpKind::Check.name(), &r.operations.check),
             verdict("schedule", &r.operations.schedule),
             unit(&r.structure)
         )));

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
+use oracle::OpKind;
 use plotters::prelude::*;
 
 use crate::replay::BoxStats;
@@ -83,7 +84,11 @@ pub fn figure5(path: &Path, title: &str, groups: &[Boxes<'_>]) -> Result<()> {
         .map_err(failed)?
         .label("10 % of the worst case (the seed's claim)")
         .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], BLACK.mix(0.5)));
-    for (op, color, offset) in [("check", CHECK, -0.2), ("schedule (earliest)", SCHEDULE, 0.2)] {
+    let series = [
+        (OpKind::Check.to_string(), CHECK, -0.2),
+        (format!("schedule ({})", OpKind::Earliest), SCHEDULE, 0.2),
+    ];
+    for (op, color, offset) in series {
         let boxes: Vec<(f64, &BoxStats)> = groups
             .iter()
             .enumerate()

@@ -1,5 +1,6 @@
 //! A benchmark file for the tests of `src/bench_file.rs` and `src/report/bench.rs`.
 
+use oracle::OpKind;
 use resbench::bench_file::{BenchFile, BenchResult, Machine, Memory, BENCH_KIND, BENCH_SCHEMA};
 
 /// A small file: `per_call(structure, size)` gives each result's time per call.
@@ -9,7 +10,7 @@ pub fn file(recorded: &str, per_call: impl Fn(&str, u64) -> f64) -> BenchFile {
         for size in [100, 1_000, 10_000, 100_000] {
             results.push(BenchResult {
                 structure: structure.into(),
-                operation: "check".into(),
+                operation: OpKind::Check.name().into(),
                 counted: true,
                 state: format!("synthetic-{size}"),
                 size,
