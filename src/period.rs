@@ -1,4 +1,4 @@
-//! Selecting a calendar period of a trace (`--since`/`--until`), as the seed replays one
+//! Selecting a calendar period of a trace (`--since`/`--until`), as rbtree-availability-profile replays one
 //! year (2002) of SDSC Blue Horizon: dates are read in the log's local time when its
 //! header gives `TimeZone`, else in UTC, against its `UnixStartTime`.
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use oracle::OpKind;
 use serde::{Deserialize, Serialize, Serializer};
-use structures::{Config, Time};
+use structures::{Config, Kind, Time};
 
 use crate::replay::{box_stats, trimmed, unvisited, BoxStats, Mode, Options, Run};
 use crate::swf::Trace;
@@ -29,8 +29,8 @@ pub struct RunFile {
     pub command: String,
     /// The workload.
     pub trace: TraceInfo,
-    /// The structure's command-line name.
-    pub structure: String,
+    /// The structure, by its command-line name.
+    pub structure: Kind,
     /// Resources on the machine.
     pub capacity: u32,
     /// Slot width and horizon.
@@ -93,10 +93,10 @@ pub struct OpCosts {
     /// The Figure 6 histogram: `(entries not visited, calls)`.
     pub unvisited: Vec<(u64, u64)>,
     /// The share of kept calls (with a worst case) that visited under 10 % of it: the
-    /// seed's claim is that this is "often" so.
+    /// rbtree-availability-profile's claim (section V) is that this is "often" so.
     pub below_tenth: f64,
     /// Of the kept calls at or above 10 %, the share whose worst case was at most 10
-    /// entries: the seed's explanation for them.
+    /// entries: the paper's explanation for them.
     pub high_and_small: f64,
 }
 
@@ -108,7 +108,7 @@ pub struct Operations {
     pub counts: BTreeMap<OpKind, u64>,
     /// `check`.
     pub check: OpCosts,
-    /// `earliest`: the seed's schedule operation.
+    /// `earliest`: rbtree-availability-profile's schedule operation.
     pub schedule: OpCosts,
     /// The structure's size (its own unit) at sampled events: `(time, size)`.
     pub sizes: Vec<(Time, u64)>,
@@ -254,7 +254,7 @@ impl RunFile {
             git_revision: crate::GIT_REVISION.to_owned(),
             command: setup.command.clone(),
             trace: setup.trace.clone(),
-            structure: run.structure.name().to_owned(),
+            structure: run.structure,
             capacity: workload.capacity,
             config: run.structure.config_for(setup.config),
             options,

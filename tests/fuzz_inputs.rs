@@ -1,5 +1,5 @@
-//! Every fuzz seed and every committed regression, replayed by `cargo test` through the
-//! very functions the fuzz targets call (`fuzz/fuzz_targets/`).
+//! Every initial fuzz input and every committed regression, replayed by `cargo test`
+//! through the very functions the fuzz targets call (`fuzz/fuzz_targets/`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -20,9 +20,9 @@ fn targets() -> Vec<String> {
     names
 }
 
-/// The seed folder a target starts from.
-fn seed_dir(target: &str) -> PathBuf {
-    fuzz_dir().join("seeds").join(target)
+/// The folder of initial inputs a target starts from.
+fn initial_dir(target: &str) -> PathBuf {
+    fuzz_dir().join("initial").join(target)
 }
 
 fn files(dir: &Path) -> Vec<PathBuf> {
@@ -46,15 +46,15 @@ fn run(target: &str, path: &Path) {
 }
 
 #[test]
-fn every_target_has_seeds_and_they_all_pass() {
+fn every_target_has_initial_inputs_and_they_all_pass() {
     let targets = targets();
     // One differential target picks its structures (see `campaign::kinds`); a structure
     // needs no target of its own.
     assert_eq!(targets, ["diff", "swf_reader"]);
     for target in &targets {
-        let seeds = files(&seed_dir(target));
-        assert!(!seeds.is_empty(), "{target} has no seed");
-        seeds.iter().for_each(|seed| run(target, seed));
+        let inputs = files(&initial_dir(target));
+        assert!(!inputs.is_empty(), "{target} has no initial input");
+        inputs.iter().for_each(|input| run(target, input));
     }
 }
 
@@ -68,8 +68,8 @@ fn every_committed_regression_passes() {
 }
 
 #[test]
-fn the_worked_example_seed_decodes_as_written() {
-    let case = Case::decode(&fs::read(seed_dir("diff").join("worked-example.json")).unwrap()).unwrap();
+fn the_worked_example_decodes_as_written() {
+    let case = Case::decode(&fs::read(initial_dir("diff").join("worked-example.json")).unwrap()).unwrap();
     assert_eq!((case.scenario.capacity, case.ops.len()), (13, 16));
 }
 
@@ -85,7 +85,7 @@ fn oversized_and_malformed_inputs_are_rejected_not_run() {
 
 #[test]
 fn the_diff_target_runs_every_registered_structure_and_counts_its_ops() {
-    let case = Case::decode(&fs::read(seed_dir("diff").join("worked-example.json")).unwrap()).unwrap();
+    let case = Case::decode(&fs::read(initial_dir("diff").join("worked-example.json")).unwrap()).unwrap();
     assert_eq!(campaign::kinds(&case), structures::Kind::ALL, "unset {}", campaign::STRUCTURES_VAR);
     let before = campaign::totals();
     campaign::fuzz(&case);

@@ -7,6 +7,7 @@
 //!   answer, asserted before anything is measured (every benchmark is also a test);
 //! - [`replays`]: the first jobs of each trace, with the schedule every structure must
 //!   produce, for whole-replay throughput;
+//! - [`instructions`]: what the gungraun instruction benchmarks measure, and their ids;
 //! - [`work`]: the exact visited and worst-case counts of those calls per structure,
 //!   the machine-independent numbers `ci/gate` compares against `ci/baseline.json`.
 #![deny(missing_docs)]
@@ -14,6 +15,7 @@
 
 pub mod files;
 pub mod gate;
+pub mod instructions;
 pub mod queries;
 pub mod record;
 pub mod replays;

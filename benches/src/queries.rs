@@ -8,14 +8,15 @@ use structures::{AvailabilityIndex, Cost, Kind, Time};
 
 use crate::states::{State, ORACLE_CAP, SLOT};
 
-/// The index whose answers the cases expect: the oracle, or the B-tree profile on states
-/// over [`ORACLE_CAP`] entries.
+/// The index whose answers the cases expect: the oracle, or the registry's reference
+/// structure (checked against the oracle by the differential suite) on states over
+/// [`ORACLE_CAP`] entries.
 ///
 /// # Panics
 /// If the state does not load (a bug in the state's construction).
 pub fn reference(state: &State) -> Box<dyn AvailabilityIndex> {
     if state.entries > ORACLE_CAP {
-        return state.build(Kind::BTree).expect("the B-tree profile takes every state");
+        return state.build(Kind::REFERENCE).expect("the reference structure takes every state");
     }
     let mut oracle = Oracle::new(state.capacity, state.config).expect("a valid configuration");
     oracle.advance(state.now).expect("a later present");

@@ -1,6 +1,6 @@
 //! Whole-replay inputs: the first jobs of the bundled trace and of each shared trace that
 //! is here, replayed in simulate mode at five-minute slots, with the schedule the
-//! verified red-black tree (the oracle beside it) produces as the expected answer.
+//! verified reference structure (the oracle beside it) produces as the expected answer.
 //! Built `uncounted`, the tree runs without the oracle, whose driver compares costs.
 
 use resbench::replay::{horizon_for, replay, Options, Placement, ReplayConfig, Silent};
@@ -62,9 +62,9 @@ fn input(trace: &swf::Trace, capacity: u32, name: &str) -> Result<ReplayInput, S
     let horizon = horizon_for(&load, SLOT, &options).map_err(|e| e.to_string())?;
     let config = Config { slot: SLOT, horizon: Some(horizon) };
     // The oracle's driver compares costs, so the `uncounted` build, which keeps none,
-    // takes the red-black tree's schedule unverified (the counted build verifies it).
+    // takes the reference structure's schedule unverified (the counted build verifies it).
     let setup = ReplayConfig { config, options, verify: COUNTING };
-    let verified = replay(Kind::RbTree, &load, &setup, &mut Silent).map_err(|e| format!("{name}: {e}"))?;
+    let verified = replay(Kind::REFERENCE, &load, &setup, &mut Silent).map_err(|e| format!("{name}: {e}"))?;
     Ok(ReplayInput {
         name: format!("{name}-{JOBS}"),
         workload: load,

@@ -39,7 +39,7 @@ pub struct State {
     pub now: Time,
     /// The free space from `now` to the horizon.
     pub frames: Vec<TimeFrame>,
-    /// Profile entries (change points) the state has on the red-black tree.
+    /// Profile entries (change points) the state has on the reference structure (`Kind::REFERENCE`).
     pub entries: usize,
 }
 
@@ -110,7 +110,7 @@ pub fn synthetic(entries: usize, seed: u64) -> State {
     let capacity = 128;
     let slots = 4 * entries as Time;
     let config = Config { slot: SLOT, horizon: Some(SLOT * slots) };
-    let mut index = Kind::RbTree.build(capacity, config).expect("a valid configuration");
+    let mut index = Kind::REFERENCE.build(capacity, config).expect("a valid configuration");
     let mut rng = StdRng::seed_from_u64(seed);
     while index.size() < entries {
         let start = SLOT * rng.random_range(0..slots - 1);
@@ -126,7 +126,7 @@ pub fn synthetic(entries: usize, seed: u64) -> State {
 
 fn finish(name: String, capacity: u32, config: Config, now: Time, frames: Vec<TimeFrame>) -> State {
     let mut state = State { name, capacity, config, now, frames, entries: 0 };
-    state.entries = state.build_unchecked(Kind::RbTree).map_or(0, |index| index.size());
+    state.entries = state.build_unchecked(Kind::REFERENCE).map_or(0, |index| index.size());
     state
 }
 

@@ -1,7 +1,7 @@
 //! Fuzz cases, independent of the fuzz engine: a scenario, swarm flags and an op
 //! sequence, decoded from raw bytes and run on structures through the one driver.
 //!
-//! Bytes that start with `{` are a case written as JSON (hand-made seeds, readable
+//! Bytes that start with `{` are a case written as JSON (hand-made initial inputs, readable
 //! regressions); any other bytes are choices for the generators of
 //! [`generate`], so that the fuzzer explores mostly valid op sequences.
 

@@ -32,17 +32,12 @@ pub enum OpKind {
 }
 
 impl OpKind {
-    /// Every operation, in the trait's order.
-    pub const ALL: [OpKind; 8] = [
-        OpKind::Check,
-        OpKind::Earliest,
-        OpKind::Allocate,
-        OpKind::Release,
-        OpKind::FreeFrames,
-        OpKind::Options,
-        OpKind::LoadFrames,
-        OpKind::Advance,
-    ];
+    /// Every operation, in the trait's order: the measured ones, then the two that build
+    /// and move a state.
+    pub const ALL: [OpKind; 8] = {
+        let m = OpKind::MEASURED;
+        [m[0], m[1], m[2], m[3], m[4], m[5], OpKind::LoadFrames, OpKind::Advance]
+    };
 
     /// The operations the benchmarks measure one by one, in the order reports list them;
     /// `load_frames` builds their states and `advance` only moves the present.
@@ -85,10 +80,7 @@ impl FromStr for OpKind {
     /// # Errors
     /// An unknown name, listing the known ones.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        OpKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
-            let names: Vec<_> = OpKind::ALL.iter().map(|k| k.name()).collect();
-            format!("unknown operation {s:?}; known: {}", names.join(", "))
-        })
+        structures::registry::by_name(&OpKind::ALL, OpKind::name, "operation", s)
     }
 }
 

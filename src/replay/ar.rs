@@ -1,4 +1,4 @@
-//! Advance reservations injected into a trace as the co-allocation seed does (section
+//! Advance reservations injected into a trace as coallocation-2d-trees does (section
 //! 5.2 of `coallocation-2d-trees`): a fraction ρ of the jobs, chosen with a seeded RNG,
 //! ask to start 0 to 3 hours after they are submitted.
 
@@ -6,7 +6,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use structures::Time;
 
-/// How far ahead a reservation may ask to start, seconds (the seed's three hours). A
+/// How far ahead a reservation may ask to start, seconds (coallocation-2d-trees' three hours). A
 /// rejected reservation is also offered the options that start within this long of the
 /// start it asked for.
 pub const AR_WINDOW: Time = 3 * 3600;

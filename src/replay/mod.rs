@@ -1,4 +1,4 @@
-//! Trace replay as a discrete-event simulation of the seed's conservative-backfilling
+//! Trace replay as a discrete-event simulation of rbtree-availability-profile's conservative-backfilling
 //! scheduler (Algorithm 2 of `rbtree-availability-profile`) on any structure.
 //!
 //! Jobs arrive at their submit time: `check` for an immediate start, else a reservation
@@ -91,7 +91,7 @@ pub struct Run {
     pub jobs: usize,
     /// The cost of every `check`, in call order.
     pub checks: Vec<Cost>,
-    /// The cost of every `earliest` (the seed's schedule operation), in call order.
+    /// The cost of every `earliest` (rbtree-availability-profile's schedule operation), in call order.
     pub searches: Vec<Cost>,
     /// Calls per operation.
     pub ops: BTreeMap<oracle::OpKind, u64>,
@@ -227,7 +227,7 @@ pub fn replay(
     Ok(run)
 }
 
-/// The state a replay of `workload` on the red-black tree leaves behind: its present and
+/// The state a replay of `workload` on the reference structure (`Kind::REFERENCE`) leaves behind: its present and
 /// its free frames up to the horizon, which [`AvailabilityIndex::load_frames`] turns into
 /// the same state on any structure (the benchmarks' real-trace states).
 ///
@@ -238,8 +238,8 @@ pub fn final_state(
     config: Config,
     options: &Options,
 ) -> Result<(Time, Vec<structures::TimeFrame>), ReplayError> {
-    let index = Kind::RbTree.build(workload.capacity, config).map_err(ReplayError::Build)?;
-    let run = Run::fresh(Kind::RbTree, false, workload.requests.len());
+    let index = Kind::REFERENCE.build(workload.capacity, config).map_err(ReplayError::Build)?;
+    let run = Run::fresh(Kind::REFERENCE, false, workload.requests.len());
     let (_, runner) = sim::Sim::new(Runner::Plain(index), run, workload, options).run(&mut Silent)?;
     let index = runner.index();
     let now = index.now();
@@ -249,13 +249,13 @@ pub fn final_state(
 
 /// The horizon a structure with one needs to schedule `workload` exactly as an unbounded
 /// one does: the furthest any window of the replay reaches past the slot it was asked in,
-/// found by replaying on the red-black tree with slot width `slot`.
+/// found by replaying on the reference structure (`Kind::REFERENCE`) with slot width `slot`.
 ///
 /// # Errors
 /// As [`replay`].
 pub fn horizon_for(workload: &Workload, slot: Time, options: &Options) -> Result<Time, ReplayError> {
     let config = Config { slot, horizon: None };
     let setup = ReplayConfig { config, options: *options, verify: false };
-    let run = replay(Kind::RbTree, workload, &setup, &mut Silent)?;
+    let run = replay(Kind::REFERENCE, workload, &setup, &mut Silent)?;
     Ok(config.ceil(run.reach).unwrap_or(config.floor(Time::MAX)).max(slot))
 }

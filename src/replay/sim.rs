@@ -137,7 +137,7 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// The seed's `resSubmitted`: admit at the start asked for, or count the options a
+    /// rbtree-availability-profile's `resSubmitted` (Algorithm 2): admit at the start asked for, or count the options a
     /// rejected reservation could be offered.
     fn reserve(&mut self, i: usize, start: Time) -> Result<(), ReplayError> {
         let r = self.requests[i];

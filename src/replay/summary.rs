@@ -1,6 +1,6 @@
-//! Summaries of a replay's costs: the ratio table on the terminal, the seed's Figure 5
+//! Summaries of a replay's costs: the ratio table on the terminal, rbtree-availability-profile's Figure 5
 //! box statistics and its Figure 6 histogram, with the warm-up and cool-down calls
-//! trimmed as the seed does.
+//! trimmed as the paper does (section V).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -11,7 +11,7 @@ use structures::Cost;
 
 use super::Run;
 
-/// The calls kept after dropping the first and last `trim` (the seed drops 4,000 at each
+/// The calls kept after dropping the first and last `trim` (rbtree-availability-profile drops 4,000 at each
 /// end); all of them when there are not more than `2 * trim`.
 pub fn trimmed(costs: &[Cost], trim: usize) -> &[Cost] {
     if costs.len() > 2 * trim {
@@ -72,7 +72,7 @@ pub fn ratios(costs: &[Cost]) -> Ratios {
     }
 }
 
-/// A box of the seed's Figure 5: quartiles of `visited / worst`, whiskers at the most
+/// A box of rbtree-availability-profile's Figure 5: quartiles of `visited / worst`, whiskers at the most
 /// extreme values within 1.5 interquartile ranges of the box (Tukey; outliers beyond
 /// them are counted, not drawn), and the mean.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -114,7 +114,7 @@ pub fn box_stats(costs: &[Cost]) -> Option<BoxStats> {
 /// worst cases grow (`earliest`'s reach millions).
 pub const EXACT_BELOW: u64 = 1024;
 
-/// The seed's Figure 6: how many calls left each number of entries unvisited
+/// rbtree-availability-profile's Figure 6: how many calls left each number of entries unvisited
 /// (`worst - visited`), exact below [`EXACT_BELOW`] and in power-of-two bins above.
 pub fn unvisited(costs: &[Cost]) -> BTreeMap<u64, u64> {
     let mut histogram = BTreeMap::new();

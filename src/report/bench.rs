@@ -12,7 +12,8 @@ use anyhow::{bail, Context, Result};
 use super::doc::{self, Block};
 use super::plots::{self, Series};
 use oracle::OpKind;
-use structures::Kind;
+use structures::registry::Bound;
+use structures::{Kind, MAX_SLOTS};
 
 use crate::bench_file::{BenchFile, BenchResult, REPLAY};
 
@@ -29,22 +30,57 @@ pub const README_END: &str = "<!-- benchmark-summary:end -->";
 
 /// The growth the seeded calls should show against profile entries n, on synthetic
 /// states of constant density (so a window of at most 64 slots meets a bounded number of
-/// entries whatever n is): the bound and its exponent.
-fn theory(structure: &str, op: &str, counted: bool) -> (&'static str, f64) {
-    match (structure, op) {
-        ("list", _) => ("O(n): walks from the head; updates shift a vector", 1.0),
-        ("btree", "check" | "earliest") if counted => ("O(n): the accounting counts the rank", 1.0),
-        ("rbtree" | "btree" | "segtree", _) => ("O(log n)", 0.0),
-        ("slotted", _) => ("O(window slots): direct indexing", 0.0),
-        ("calendar", _) => ("O(1) expected", 0.0),
-        ("idletrees", "allocate" | "release") => {
-            ("O(n N log N): rebuilds every run an open-ended period spans", 1.0)
-        }
-        ("idletrees", "check" | "earliest") => ("O((log N)²) per attempt, N servers", 0.0),
-        ("idletrees", _) => ("O(window runs)", 0.0),
-        ("skiplist", _) => ("O(log n) expected, plus the reservations met", 0.0),
-        _ => ("not stated", f64::NAN),
+/// entries whatever n is): the structure's registry bound for `op`, as counted (the
+/// growth runs keep the cost accounting).
+fn theory(structure: &str, op: OpKind) -> Bound {
+    let Ok(kind) = structure.parse::<Kind>() else {
+        return Bound { text: "not stated: not a registered structure", exponent: f64::NAN };
+    };
+    let t = kind.spec().theory;
+    match (op, t.counted_queries) {
+        (OpKind::Check | OpKind::Earliest, Some(counted)) => counted,
+        (OpKind::Check, _) => t.check,
+        (OpKind::Earliest, _) => t.earliest,
+        (OpKind::Allocate, _) => t.allocate,
+        (OpKind::Release, _) => t.release,
+        (OpKind::FreeFrames, _) => t.free_frames,
+        (OpKind::Options, _) => t.options,
+        (OpKind::LoadFrames | OpKind::Advance, _) => Bound { text: "not measured", exponent: f64::NAN },
     }
+}
+
+/// Every registered structure's bounds, from the registry.
+fn theory_table() -> Block {
+    let header = ["structure", "source"].into_iter().chain(groups()).map(String::from).collect();
+    let rows = Kind::ALL
+        .iter()
+        .map(|&kind| {
+            let spec = kind.spec();
+            let source = spec.source.to_string();
+            let bounds = OpKind::MEASURED.map(|op| theory(spec.name, op).text.to_owned());
+            [spec.name.to_owned(), source]
+                .into_iter()
+                .chain(bounds)
+                .chain([spec.theory.replay.text.to_owned()])
+                .collect()
+        })
+        .collect();
+    Block::Table(header, rows)
+}
+
+/// Which structures the benchmarks leave out of the largest states, and why, from the
+/// registry.
+fn caps_note() -> String {
+    let mut caps: Vec<String> = Kind::ALL
+        .iter()
+        .filter_map(|k| k.spec().cap.map(|cap| format!("{k} above {} entries ({})", cap.entries, cap.why)))
+        .collect();
+    let slotted: Vec<&str> = Kind::ALL.iter().filter(|k| k.needs_horizon()).map(|k| k.name()).collect();
+    caps.push(format!("{} above {MAX_SLOTS} slots (their most)", slotted.join(" and ")));
+    format!(
+        "Not built: {}; so their means leave out the largest states, where the others' ratios are measured.",
+        caps.join(", ")
+    )
 }
 
 fn geomean(values: impl IntoIterator<Item = f64>) -> Option<f64> {
@@ -225,7 +261,7 @@ fn growth_table(counted: &[&BenchResult], names: &[String]) -> Block {
                 })
                 .map(|r| (r.size as f64, r.per_call_ns()))
                 .collect();
-            let (bound, expected) = theory(name, op.name(), true);
+            let Bound { text: bound, exponent: expected } = theory(name, op);
             let sizes =
                 points.iter().map(|p| p.0).fold((f64::MAX, 0.0_f64), |(lo, hi), x| (lo.min(x), hi.max(x)));
             rows.push(vec![
@@ -318,7 +354,7 @@ pub fn render(files: &[BenchFile], out: &Path, command: &str, readme: Option<&Pa
         "Measured {} at revision `{}` on {} ({} logical cores, {:.0} GiB, {}; {}).",
         latest.recorded, latest.revision, m.cpu, m.cores, m.memory_gib, m.os, m.rustc
     );
-    let summary_note = "Each cell is the geometric mean, over the states the structure was measured on, of its median time per call divided by the fastest structure's on that state (1.00 = fastest everywhere). `replay` is whole replays (time per job). The sorted list is not built above 10⁵ entries, the slotted array and the 2-D trees of idle periods above 2·10⁴ (loading a state is too slow) and the segment tree above 2²⁰ slots, so their means leave out the largest states, where the others' ratios are measured.";
+    let summary_note = format!("Each cell is the geometric mean, over the states the structure was measured on, of its median time per call divided by the fastest structure's on that state (1.00 = fastest everywhere). `replay` is whole replays (time per job). {}", caps_note());
     let mut blocks = vec![
         Block::Heading(1, "resbench performance report".into()),
         Block::Para(machine.clone()),
@@ -326,8 +362,11 @@ pub fn render(files: &[BenchFile], out: &Path, command: &str, readme: Option<&Pa
         Block::Para("This report was made with:".into()),
         Block::Code(command.to_owned()),
         Block::Heading(2, "Summary: time relative to the fastest structure".into()),
-        Block::Para(summary_note.into()),
+        Block::Para(summary_note.clone()),
         summary(&counted, &names),
+        Block::Heading(2, "Theory per structure".into()),
+        Block::Para("Every registered structure's bound per operation and its source, from its registry entry (`Kind::spec`), whether or not the recorded runs include it yet, as built with the cost accounting the growth runs keep; n is profile entries. The replay bound is per job.".into()),
+        theory_table(),
         Block::Heading(2, "Growth exponents".into()),
         Block::Para("The least-squares slope of log(time per call) against log(entries) over the synthetic states (10² to 10⁶ entries, one rectangle per four slots, so a window meets about as many entries at every size), beside the exponent the structure's bound gives for these calls.".into()),
         growth_table(&counted, &names),

@@ -1,4 +1,4 @@
-//! `resbench report`: run files in, `index.md` and `index.html` out, with the seed's
+//! `resbench report`: run files in, `index.md` and `index.html` out, with rbtree-availability-profile's
 //! Figure 5 box plots and Figure 6 histogram as SVG files beside them, each with a
 //! sentence saying what it shows and the command that regenerates it. Benchmark files
 //! make the performance report instead ([`bench`](mod@bench)).
@@ -14,10 +14,12 @@ use anyhow::{Context, Result};
 use doc::Block;
 use oracle::OpKind;
 
+use structures::Kind;
+
 use crate::replay::EXACT_BELOW;
 use crate::run_file::{OpCosts, RunFile};
 
-/// The seed's claim the report holds every run against.
+/// rbtree-availability-profile's claim (section V) the report holds every run against.
 const CLAIM: &str = "often below 10% of their respective theoretical worst cases";
 
 fn pct(x: f64) -> String {
@@ -51,44 +53,44 @@ fn groups(runs: &[RunFile]) -> Vec<Group<'_>> {
             }
         }
     }
+    // In the registry's order, whatever order the files came in.
+    groups.iter_mut().for_each(|g| g.runs.sort_by_key(|r| r.structure));
     groups
 }
 
-/// Why a structure's `visited / worst` reads as it does: its unit and its worst case.
-fn unit(structure: &str) -> &'static str {
-    match structure {
-        "rbtree" | "list" | "btree" => {
-            "Its unit is profile entries and its worst case the seed's (m for check, m² for schedule), so it is the seed's own measure."
-        }
-        "slotted" => {
-            "Its unit is slots and its worst case every slot of the window (check) or of every candidate window (schedule): a check that admits visits every slot of its window, so admitted checks sit at 100 %."
-        }
-        "segtree" => {
-            "Its unit is tree nodes and its worst case 4 nodes a level per range query (6 + 4 per candidate for schedule): a range query touches a fixed share of that bound, so its ratios sit in a narrow band."
-        }
-        "calendar" => {
-            "Its unit is buckets plus change points and its worst case every point held plus two bucket visits per day walked: a loose bound, so low ratios say less than the profiles'."
-        }
-        _ => "",
-    }
+/// What the registry says of a structure: its source, what it is, its bounds for the two
+/// measured queries, and how its `visited / worst` reads.
+fn facts(kind: Kind) -> String {
+    let spec = kind.spec();
+    let t = spec.theory;
+    format!(
+        "{} ({}): {}. Theory: check {}, earliest {}. {}",
+        spec.name, spec.source, spec.description, t.check.text, t.earliest.text, spec.cost_reading
+    )
 }
 
-/// How one operation of one run reads against the seed's claim.
+/// How one operation of one run reads against the paper's claim.
 fn verdict(op: &str, c: &OpCosts) -> String {
     let Some(b) = &c.ratio else { return format!("`{op}`: no calls.") };
     let agrees = if c.below_tenth >= 0.5 {
-        format!("{} % of calls under 10 %: agrees with the seed's claim", pct(c.below_tenth))
+        format!(
+            "{} % of calls under 10 %: agrees with rbtree-availability-profile's claim",
+            pct(c.below_tenth)
+        )
     } else {
-        format!("only {} % of calls under 10 %: does not agree with the seed's claim", pct(c.below_tenth))
+        format!(
+            "only {} % of calls under 10 %: does not agree with rbtree-availability-profile's claim",
+            pct(c.below_tenth)
+        )
     };
     let why = match c.high_and_small {
         _ if c.below_tenth >= 1.0 => String::new(),
         share if share >= 0.5 => format!(
-            " Of the calls at or above 10 %, {} % had a worst case of at most 10 entries: the seed's explanation (few entries to evaluate) accounts for most of them.",
+            " Of the calls at or above 10 %, {} % had a worst case of at most 10 entries: the paper's explanation (section V: few entries to evaluate) accounts for most of them.",
             pct(share)
         ),
         share => format!(
-            " Of the calls at or above 10 %, {} % had a worst case of at most 10 entries: the seed's explanation (few entries to evaluate) does not account for most of them.",
+            " Of the calls at or above 10 %, {} % had a worst case of at most 10 entries: the paper's explanation (section V: few entries to evaluate) does not account for most of them.",
             pct(share)
         ),
     };
@@ -116,7 +118,7 @@ fn section(group: &Group<'_>, index: usize, out: &Path, blocks: &mut Vec<Block>)
     blocks.push(Block::Heading(2, group.label.clone()));
     let skipped: Vec<String> = first.trace.skipped.iter().map(|(k, v)| format!("{v} {k}")).collect();
     blocks.push(Block::Para(format!(
-        "{} {} jobs read, {} replayed{} on {} resources; slot {} s, horizon {}; mode `{}`{}, advance reservations {} % (seed {}); the first and last {} calls of each operation dropped. Built from `{}`.",
+        "{} {} jobs read, {} replayed{} on {} resources; slot {} s, horizon {}; mode `{}`{}, advance reservations {} % (RNG seed {}); the first and last {} calls of each operation dropped. Built from `{}`.",
         provenance(first),
         first.trace.jobs_read,
         first.trace.requests,
@@ -153,7 +155,7 @@ fn section(group: &Group<'_>, index: usize, out: &Path, blocks: &mut Vec<Block>)
         .runs
         .iter()
         .map(|r| {
-            let mut row = vec![r.structure.clone()];
+            let mut row = vec![r.structure.to_string()];
             for c in [&r.operations.check, &r.operations.schedule] {
                 row.push(c.kept.to_string());
                 match &c.ratio {
@@ -170,11 +172,10 @@ fn section(group: &Group<'_>, index: usize, out: &Path, blocks: &mut Vec<Block>)
     blocks.push(Block::Table(header.map(String::from).to_vec(), rows));
     for r in &group.runs {
         blocks.push(Block::Para(format!(
-            "{}: {} {} {}",
-            r.structure,
+            "{} {} {}",
+            facts(r.structure),
             verdict(OpKind::Check.name(), &r.operations.check),
             verdict("schedule", &r.operations.schedule),
-            unit(&r.structure)
         )));
     }
     let s = &first.schedule;
@@ -195,21 +196,24 @@ fn section(group: &Group<'_>, index: usize, out: &Path, blocks: &mut Vec<Block>)
         .runs
         .iter()
         .map(|r| plots::Boxes {
-            name: &r.structure,
+            name: r.structure.name(),
             check: r.operations.check.ratio.as_ref(),
             schedule: r.operations.schedule.ratio.as_ref(),
         })
         .collect();
     plots::figure5(&out.join(&fig5), &format!("Figure 5: {}", group.label), &boxes)?;
+    let units: Vec<String> =
+        group.runs.iter().map(|r| format!("{} {}", r.structure, r.structure.spec().cost_unit)).collect();
     blocks.push(Block::Figure {
         file: fig5,
         caption: format!(
-            "Figure 5 for {}: per structure, the box of visited/worst case (percent) of `check` (blue) and `earliest`, the seed's schedule operation (orange): quartiles, the median as a line, the mean as a dot, whiskers at 1.5 interquartile ranges; outliers are not drawn, as in the seed. The grey line is 10 %. Units differ: entries for the profiles and the calendar's points plus buckets, slots for the slotted array, nodes for the segment tree. Regenerated by the command above.",
-            group.label
+            "Figure 5 for {}: per structure, the box of visited/worst case (percent) of `check` (blue) and `earliest`, rbtree-availability-profile's schedule operation (orange): quartiles, the median as a line, the mean as a dot, whiskers at 1.5 interquartile ranges; outliers are not drawn, as in the paper (section V). The grey line is 10 %. Units differ: {}. Regenerated by the command above.",
+            group.label,
+            units.join(", ")
         ),
     });
-    let seed = group.runs.iter().find(|r| r.structure == "rbtree").unwrap_or(&first);
-    let histogram = &seed.operations.check.unvisited;
+    let reference = group.runs.iter().find(|r| r.structure == Kind::REFERENCE).unwrap_or(&first);
+    let histogram = &reference.operations.check.unvisited;
     let total: u64 = histogram.iter().map(|&(_, c)| c).sum();
     if total > 0 {
         let mut seen = 0;
@@ -225,7 +229,7 @@ fn section(group: &Group<'_>, index: usize, out: &Path, blocks: &mut Vec<Block>)
         let fig6 = format!("fig6-{index}-{}.svg", first.trace.stem());
         plots::figure6(
             &out.join(&fig6),
-            &format!("Figure 6: {} ({})", group.label, seed.structure),
+            &format!("Figure 6: {} ({})", group.label, reference.structure),
             histogram,
             upto,
         )?;
@@ -233,7 +237,7 @@ fn section(group: &Group<'_>, index: usize, out: &Path, blocks: &mut Vec<Block>)
             file: fig6,
             caption: format!(
                 "Figure 6 for {} on {}: how many `check` calls left each number of entries unvisited (worst case minus visited), up to {upto} (the 99th percentile, or the last exact count); {beyond} of {total} calls left more and are not drawn. Regenerated by the command above.",
-                group.label, seed.structure
+                group.label, reference.structure
             ),
         });
     }
@@ -251,7 +255,7 @@ pub fn render(runs: &[RunFile], out: &Path, command: &str) -> Result<PathBuf> {
     let mut blocks = vec![
         Block::Heading(1, "resbench report".into()),
         Block::Para(format!(
-            "{} run files, {} sections. Each section replays one workload on every structure listed; the seed (de Assunção, \"Enhanced Red-Black-Tree Data Structure for Facilitating the Scheduling of Reservations\") reports that check and schedule visit on average \"{CLAIM}\". Visited/worst case is machine-independent; it says how much of its own worst case a structure did, not how fast it is.",
+            "{} run files, {} sections. Each section replays one workload on every structure listed; rbtree-availability-profile (de Assunção, \"Enhanced Red-Black-Tree Data Structure for Facilitating the Scheduling of Reservations\", section V) reports that check and schedule visit on average \"{CLAIM}\". Visited/worst case is machine-independent; it says how much of its own worst case a structure did, not how fast it is.",
             runs.len(),
             groups.len()
         )),

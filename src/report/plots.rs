@@ -1,4 +1,4 @@
-//! The report's SVG plots (plotters): the seed's Figure 5 box plots and its Figure 6
+//! The report's SVG plots (plotters): rbtree-availability-profile's Figure 5 box plots and its Figure 6
 //! histogram for replays, and log-log growth plots for benchmarks.
 
 use std::path::Path;
@@ -15,7 +15,7 @@ pub struct Boxes<'a> {
     pub name: &'a str,
     /// `check`.
     pub check: Option<&'a BoxStats>,
-    /// `earliest`, the seed's schedule operation.
+    /// `earliest`, the paper's schedule operation.
     pub schedule: Option<&'a BoxStats>,
 }
 
@@ -42,7 +42,7 @@ fn legend<'a, CT: CoordTranslate>(
 
 /// Figure 5: per structure, a box of `visited / worst` (in percent) for `check` and one
 /// for `earliest`; whiskers at 1.5 IQR, outliers not drawn (as in the seed), the mean as
-/// a dot, and the seed's 10 % line.
+/// a dot, and the paper's 10 % line.
 ///
 /// # Errors
 /// When the file cannot be written.
@@ -82,7 +82,7 @@ pub fn figure5(path: &Path, title: &str, groups: &[Boxes<'_>]) -> Result<()> {
     chart
         .draw_series(LineSeries::new([(-0.5, 10.0), (groups.len() as f64 - 0.5, 10.0)], BLACK.mix(0.5)))
         .map_err(failed)?
-        .label("10 % of the worst case (the seed's claim)")
+        .label("10 % of the worst case (the paper's claim)")
         .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], BLACK.mix(0.5)));
     let series = [
         (OpKind::Check.to_string(), CHECK, -0.2),

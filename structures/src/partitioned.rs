@@ -1,4 +1,4 @@
-//! The seed's partitioned profile (section III.B): one index per named partition, each a
+//! rbtree-availability-profile's partitioned profile (section III.B): one index per named partition, each a
 //! contiguous range of ids, over any structure. A caller can query or allocate in one
 //! partition, or borrow by querying several at once.
 

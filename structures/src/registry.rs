@@ -90,8 +90,18 @@ impl Theory {
 pub struct Source {
     /// The paper: a short name from `../shared/papers/`, or a citation.
     pub paper: &'static str,
-    /// The section that describes the structure.
-    pub section: &'static str,
+    /// The section that describes the structure, where the source is one of the papers.
+    pub section: Option<&'static str>,
+}
+
+impl fmt::Display for Source {
+    /// `paper, section S`, or the citation alone.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.section {
+            Some(section) => write!(f, "{}, section {section}", self.paper),
+            None => f.write_str(self.paper),
+        }
+    }
 }
 
 /// A benchmark cap: states larger than this are not loaded into the structure.
@@ -138,7 +148,7 @@ fn build<E: Engine + 'static>(capacity: u32, config: Config) -> Result<Box<dyn A
 
 const PROFILE_READING: &str = "Its unit is profile entries and its worst case rbtree-availability-profile's (section IV: m for check, m² for earliest), so it is the paper's own measure.";
 
-const PROFILE_SOURCE: Source = Source { paper: "rbtree-availability-profile", section: "III" };
+const PROFILE_SOURCE: Source = Source { paper: "rbtree-availability-profile", section: Some("III") };
 
 impl Kind {
     /// Every structure, in the order tables list them.
@@ -152,6 +162,10 @@ impl Kind {
         Kind::IdleTrees,
         Kind::SkipList,
     ];
+
+    /// The structure used where one is needed (snapshots, horizons, expected answers,
+    /// the replay report's Figure 6): rbtree-availability-profile's own.
+    pub const REFERENCE: Kind = Kind::RbTree;
 
     /// This structure's facts.
     pub const fn spec(self) -> Spec {
@@ -205,7 +219,7 @@ impl Kind {
                 cost_reading: "Its unit is slots and its worst case every slot of the window (check) or of every candidate window (earliest): a check that admits visits every slot of its window, so admitted checks sit at 100 %.",
                 theory: Theory::uniform("O(window slots): direct indexing", 0.0),
                 cap: Some(Cap { entries: 20_000, why: "too slow to load" }),
-                source: Source { paper: "fcfs-eds-slotted-array", section: "3" },
+                source: Source { paper: "fcfs-eds-slotted-array", section: Some("3") },
             },
             Kind::SegmentTree => Spec {
                 name: "segtree",
@@ -217,7 +231,7 @@ impl Kind {
                 cost_reading: "Its unit is tree nodes and its worst case 4 nodes a level per range query (6 + 4 per candidate for earliest): a range query touches a fixed share of that bound, so its ratios sit in a narrow band.",
                 theory: Theory::uniform("O(log n)", 0.0),
                 cap: None,
-                source: Source { paper: "Burchard (2005); Brodnik & Nilsson", section: "slot trees" },
+                source: Source { paper: "Burchard (2005) and Brodnik & Nilsson, on slot trees", section: None },
             },
             Kind::CalendarQueue => Spec {
                 name: "calendar",
@@ -229,7 +243,7 @@ impl Kind {
                 cost_reading: "Its unit is buckets plus change points and its worst case every point held plus two bucket visits per day walked: a loose bound, so low ratios say less than the profiles'.",
                 theory: Theory::uniform("O(1) expected", 0.0),
                 cap: None,
-                source: Source { paper: "Brown (1988); Sulistio et al. (2009), GarQ", section: "calendar queue" },
+                source: Source { paper: "Brown (1988), calendar queues; Sulistio et al. (2009), GarQ", section: None },
             },
             Kind::IdleTrees => Spec {
                 name: "idletrees",
@@ -247,7 +261,7 @@ impl Kind {
                     ..Theory::uniform("O(window runs)", 0.0)
                 },
                 cap: Some(Cap { entries: 20_000, why: "too slow to load" }),
-                source: Source { paper: "coallocation-2d-trees", section: "4.1" },
+                source: Source { paper: "coallocation-2d-trees", section: Some("4.1") },
             },
             Kind::SkipList => Spec {
                 name: "skiplist",
@@ -259,7 +273,7 @@ impl Kind {
                 cost_reading: "Its unit is skip-list nodes and markers examined and its worst case every node twice plus every marker and every reservation, per candidate tried: a loose bound, so low ratios say less than the profiles'.",
                 theory: Theory::uniform("O(log n) expected, plus the reservations met", 0.0),
                 cap: None,
-                source: Source { paper: "rspb-priorities-benefit-functions", section: "3.4" },
+                source: Source { paper: "rspb-priorities-benefit-functions", section: Some("3.4") },
             },
         }
     }
@@ -325,9 +339,18 @@ impl FromStr for Kind {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Kind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
-            let names: Vec<_> = Kind::ALL.iter().map(|k| k.name()).collect();
-            format!("unknown structure {s:?}; known: {}", names.join(", "))
-        })
+        by_name(&Kind::ALL, Kind::name, "structure", s)
     }
+}
+
+/// The value of `all` whose `name` is `s`, for the `FromStr` of a closed set of named
+/// values (structures here, operations in the oracle).
+///
+/// # Errors
+/// An unknown name, saying which `what` it is not and listing the known ones.
+pub fn by_name<T: Copy>(all: &[T], name: fn(T) -> &'static str, what: &str, s: &str) -> Result<T, String> {
+    all.iter().copied().find(|&v| name(v) == s).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|&v| name(v)).collect();
+        format!("unknown {what} {s:?}; known: {}", names.join(", "))
+    })
 }

@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
-use crate::shell::{Basis, Engine, Shell};
+use crate::shell::{Basis, Engine, Shell, Step};
 use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame};
 
 /// An array of time slots over a rolling horizon.
@@ -193,12 +193,7 @@ impl Engine for Slots {
         self.cut(at, s, e, set);
     }
 
-    fn steps<'a>(
-        &'a self,
-        at: &'a Basis,
-        s: Time,
-        _: Time,
-    ) -> impl Iterator<Item = (Time, Cow<'a, RangeSet>)> {
+    fn steps<'a>(&'a self, at: &'a Basis, s: Time, _: Time) -> impl Iterator<Item = Step<'a>> {
         let from = at.slot_index(s);
         self.slots
             .range(from..)

@@ -1,4 +1,4 @@
-//! The 2-D trees of idle periods: the full feasible set against the seed's early stop,
+//! The 2-D trees of idle periods: the full feasible set against the paper's early stop,
 //! the cost bound, runs of slots sharing a tree, and the server cap.
 
 use structures::idle_periods::MAX_SERVERS;
@@ -34,7 +34,7 @@ fn check_returns_every_feasible_server_and_the_early_stop_only_n() {
 }
 
 #[test]
-fn costs_stay_within_the_seeds_bound_and_the_early_stop_does_no_more() {
+fn costs_stay_within_the_papers_bound_and_the_early_stop_does_no_more() {
     let t = four();
     // The run [10, 20) holds one period per server: 3 levels, a bound of 3 + 3².
     t.check(12, 22, 1).unwrap();

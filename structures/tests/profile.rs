@@ -1,4 +1,4 @@
-//! The profile structures: the seed's worked example, the specific errors (with the
+//! The profile structures: rbtree-availability-profile's worked example, the specific errors (with the
 //! state unchanged), and deep trees under many updates with `validate()` after each.
 
 use structures::{AvailabilityIndex, Config, Cost, Error, Kind, RangeSet, RbTreeProfile, TimeFrame};
@@ -10,11 +10,11 @@ fn ids(lo: u32, hi: u32) -> RangeSet {
     RangeSet::from_range(lo, hi)
 }
 
-/// The seed's example machine: 13 resources. The paper's Figure 2 is not in its text,
+/// rbtree-availability-profile's example machine (section III): 13 resources. The paper's Figure 2 is not in its text,
 /// so the queue is reconstructed to match what the text says of it: the anchor of a
 /// reservation 220–700 is an earlier entry, and the request for 2 resources is accepted
 /// by intersecting the ranges of the entries before 700.
-fn seed_example(kind: Kind) -> Box<dyn AvailabilityIndex> {
+fn worked_example(kind: Kind) -> Box<dyn AvailabilityIndex> {
     let mut index = kind.build(13, Config::default()).unwrap();
     index.allocate(0, 300, &ids(0, 5)).unwrap();
     index.allocate(150, 500, &ids(5, 9)).unwrap();
@@ -29,9 +29,9 @@ fn snapshot(index: &dyn AvailabilityIndex) -> (u64, Vec<TimeFrame>) {
 }
 
 #[test]
-fn seed_example_accepts_the_reservation_by_intersecting_along_the_list() {
+fn worked_example_accepts_the_reservation_by_intersecting_along_the_list() {
     for kind in PROFILES {
-        let index = seed_example(kind);
+        let index = worked_example(kind);
         // Entries at 0, 150, 300, 400, 500, 800; the anchor for 220 is the one at 150.
         assert_eq!(index.check(220, 700, 2), Ok(Some(ids(9, 11))), "{kind}");
         let cost = index.last_cost().unwrap();
@@ -45,7 +45,7 @@ fn seed_example_accepts_the_reservation_by_intersecting_along_the_list() {
 #[test]
 fn earliest_never_starts_before_ready_and_stays_within_its_worst_case() {
     for kind in PROFILES {
-        let index = seed_example(kind);
+        let index = worked_example(kind);
         let frame = index.earliest(220, 480, 2).unwrap().unwrap();
         assert_eq!(frame, TimeFrame { start: 220, end: 700, free: ids(9, 11) }, "{kind}");
         // 10 resources for 100: not before A ends at 300, where B still holds 5..9.
@@ -57,27 +57,17 @@ fn earliest_never_starts_before_ready_and_stays_within_its_worst_case() {
 }
 
 #[test]
-fn allocating_busy_ids_names_them_and_changes_nothing() {
+fn refused_updates_name_the_ids_and_change_nothing() {
     for kind in PROFILES {
-        let mut index = seed_example(kind);
+        let mut index = worked_example(kind);
         let before = snapshot(index.as_ref());
-        let err = index.allocate(100, 200, &ids(3, 7)).unwrap_err();
         // 3 and 4 are A's from 0; 5 and 6 are B's from 150.
-        assert_eq!(err, Error::NotFree { start: 100, end: 200, busy: ids(3, 7) }, "{kind}");
-        assert_eq!(err.to_string(), "resources {3..7} are not free throughout [100, 200)");
-        assert_eq!(snapshot(index.as_ref()), before, "{kind}");
-        index.validate().unwrap();
-    }
-}
-
-#[test]
-fn releasing_free_time_names_the_free_ids_and_changes_nothing() {
-    for kind in PROFILES {
-        let mut index = seed_example(kind);
-        let before = snapshot(index.as_ref());
+        let busy = index.allocate(100, 200, &ids(3, 7)).unwrap_err();
+        assert_eq!(busy, Error::NotFree { start: 100, end: 200, busy: ids(3, 7) }, "{kind}");
+        assert_eq!(busy.to_string(), "resources {3..7} are not free throughout [100, 200)");
         // A holds 0..5 until 300 only.
-        let err = index.release(200, 400, &ids(0, 2)).unwrap_err();
-        assert_eq!(err, Error::NotAllocated { start: 200, end: 400, free: ids(0, 2) }, "{kind}");
+        let free = index.release(200, 400, &ids(0, 2)).unwrap_err();
+        assert_eq!(free, Error::NotAllocated { start: 200, end: 400, free: ids(0, 2) }, "{kind}");
         assert_eq!(snapshot(index.as_ref()), before, "{kind}");
         index.validate().unwrap();
         // Its tail is allocated: a job that ends early releases it.
@@ -103,7 +93,7 @@ fn released_entries_are_removed_and_shared_entries_kept() {
 #[test]
 fn advance_forgets_the_past_and_refuses_it_afterwards() {
     for kind in PROFILES {
-        let mut index = seed_example(kind);
+        let mut index = worked_example(kind);
         index.advance(350).unwrap();
         index.validate().unwrap();
         assert_eq!(index.check(340, 360, 1), Err(Error::BeforePast { time: 340, now: 350 }));
@@ -115,7 +105,7 @@ fn advance_forgets_the_past_and_refuses_it_afterwards() {
 #[test]
 fn frames_round_trip_through_load_frames() {
     for kind in PROFILES {
-        let index = seed_example(kind);
+        let index = worked_example(kind);
         let frames = index.free_frames(0, 1000).unwrap();
         let mut rebuilt = kind.build(13, Config::default()).unwrap();
         rebuilt.load_frames(&frames).unwrap();

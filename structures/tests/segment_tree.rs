@@ -1,14 +1,14 @@
 //! The segment tree: its configuration, the ring that rolls with the horizon, and its
 //! cost accounting in tree nodes.
 
-use structures::{AvailabilityIndex, Config, Cost, Error, RangeSet, SegmentTree, TimeFrame, MAX_SLOTS};
+use structures::{AvailabilityIndex, Config, Cost, Error, SegmentTree, TimeFrame, MAX_SLOTS};
 
-fn ids(lo: u32, hi: u32) -> RangeSet {
-    RangeSet::from_range(lo, hi)
-}
+mod support;
+
+use support::{horizon, ids};
 
 fn tree(capacity: u32, slot: u64, slots: u64) -> SegmentTree {
-    SegmentTree::new(capacity, Config { slot, horizon: Some(slot * slots) }).unwrap()
+    SegmentTree::new(capacity, horizon(slot, slots)).unwrap()
 }
 
 #[test]

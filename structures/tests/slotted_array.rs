@@ -1,13 +1,13 @@
 //! The slotted array: its configuration, the rolling horizon, and its cost accounting.
 
-use structures::{AvailabilityIndex, Config, Cost, Error, RangeSet, SlottedArray, TimeFrame, MAX_SLOTS};
+use structures::{AvailabilityIndex, Config, Cost, Error, SlottedArray, TimeFrame, MAX_SLOTS};
 
-fn ids(lo: u32, hi: u32) -> RangeSet {
-    RangeSet::from_range(lo, hi)
-}
+mod support;
+
+use support::{horizon, ids};
 
 fn array(capacity: u32, slot: u64, slots: u64) -> SlottedArray {
-    SlottedArray::new(capacity, Config { slot, horizon: Some(slot * slots) }).unwrap()
+    SlottedArray::new(capacity, horizon(slot, slots)).unwrap()
 }
 
 #[test]
@@ -52,7 +52,7 @@ fn releasing_part_of_a_reservation_cuts_it_and_stays_valid() {
 }
 
 #[test]
-fn costs_count_slots_against_the_seeds_worst_case() {
+fn costs_count_slots_against_the_papers_worst_case() {
     let mut a = array(4, 10, 10);
     a.allocate(20, 40, &ids(0, 3)).unwrap();
     assert_eq!(a.check(0, 50, 2), Ok(None));

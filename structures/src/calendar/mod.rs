@@ -22,7 +22,7 @@ use std::borrow::Cow;
 
 use buckets::Buckets;
 
-use crate::shell::{Basis, Engine, Shell};
+use crate::shell::{Basis, Engine, Shell, Step};
 use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame};
 
 /// The calendar's size, for reports and tests.
@@ -158,6 +158,7 @@ impl Engine for Calendar {
     /// Finds the point holding `s` walking back (`search`), then walks the window;
     /// `visited` counts buckets and points, the worst case is every point held plus two
     /// bucket visits per day of the walk.
+    #[inline]
     fn check(&self, at: &Basis, s: Time, e: Time, n: u64) -> (Option<RangeSet>, Cost) {
         let mut cost = Cost::default();
         let anchor = self.holding(s, &mut cost.search).0;
@@ -217,12 +218,7 @@ impl Engine for Calendar {
         self.apply(at, s, e, &mut |free| *free = free.union(set));
     }
 
-    fn steps<'a>(
-        &'a self,
-        _: &'a Basis,
-        s: Time,
-        e: Time,
-    ) -> impl Iterator<Item = (Time, Cow<'a, RangeSet>)> {
+    fn steps<'a>(&'a self, _: &'a Basis, s: Time, e: Time) -> impl Iterator<Item = Step<'a>> {
         self.points(s, e).map(|(t, f)| (*t, Cow::Borrowed(f)))
     }
 

@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use runs::Runs;
 use tree::{attempt_bound, Period, Visits};
 
-use crate::shell::{Basis, Engine, Shell};
+use crate::shell::{Basis, Engine, Shell, Step};
 use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame, COUNTING};
 
 /// The most servers an index of idle periods keeps (one ordered map of periods each).
@@ -183,12 +183,7 @@ impl Engine for IdlePeriods {
         self.apply(at.now, removed, added);
     }
 
-    fn steps<'a>(
-        &'a self,
-        _: &'a Basis,
-        s: Time,
-        _: Time,
-    ) -> impl Iterator<Item = (Time, Cow<'a, RangeSet>)> {
+    fn steps<'a>(&'a self, _: &'a Basis, s: Time, _: Time) -> impl Iterator<Item = Step<'a>> {
         self.runs.steps(s).map(|(t, free)| (t, Cow::Borrowed(free)))
     }
 

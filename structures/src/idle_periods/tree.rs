@@ -7,7 +7,7 @@
 //! array, a node is an index range of it split at its middle, and `by_end[d]` holds, for
 //! every node at depth `d`, that node's periods sorted by end. A node's median and size
 //! are read off its range, and its secondary tree is its range of `by_end[d]` split the
-//! same way, so both walks are the seed's tree walks without a pointer per node.
+//! same way, so both walks are coallocation-2d-trees' tree walks without a pointer per node.
 
 use crate::{RangeSet, ResourceId, Time};
 
@@ -56,7 +56,7 @@ pub(crate) struct Feasible<'a> {
 }
 
 impl Feasible<'_> {
-    /// The servers of the feasible periods (the seed's in-order traversal of the subtrees
+    /// The servers of the feasible periods (the paper's in-order traversal of the subtrees
     /// marked in Phase 2), at most `limit` of them in the order they were marked.
     pub(crate) fn ids(&self, limit: u64) -> RangeSet {
         let leaves = self.pieces.iter().flat_map(|&(d, lo, hi)| &self.tree.by_end[d][lo..hi]);
@@ -83,7 +83,7 @@ pub(crate) fn levels(m: usize) -> u64 {
     }
 }
 
-/// The seed's bound on the nodes one attempt touches in a tree of `m` periods: one path
+/// coallocation-2d-trees' bound (section 4.3) on the nodes one attempt touches in a tree of `m` periods: one path
 /// down the primary tree (Phase 1) and one path down each of the at most one secondary
 /// tree per level marked on it (Phase 2).
 pub(crate) fn attempt_bound(m: usize) -> u64 {
@@ -172,7 +172,7 @@ impl Tree {
 
     /// The periods feasible for `[s, e)` (start at or before `s`, end at or after `e`):
     /// Phase 1, then Phase 2 over the marked subtrees in reverse order of marking. With
-    /// `stop`, the seed's early exit: `None` as soon as fewer than `need` candidates are
+    /// `stop`, the paper's early exit: `None` as soon as fewer than `need` candidates are
     /// found, and no more searching once `stop` feasible periods are. Without, every
     /// marked subtree is searched, so `count` is exact.
     pub(crate) fn feasible(

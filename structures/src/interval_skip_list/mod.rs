@@ -14,7 +14,7 @@ use std::borrow::Cow;
 
 use list::List;
 
-use crate::shell::{Basis, Engine, Shell};
+use crate::shell::{Basis, Engine, Shell, Step};
 use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame, COUNTING};
 
 /// Reservations in an interval skip list.
@@ -179,12 +179,7 @@ impl Engine for Reservations {
         }
     }
 
-    fn steps<'a>(
-        &'a self,
-        at: &'a Basis,
-        s: Time,
-        e: Time,
-    ) -> impl Iterator<Item = (Time, Cow<'a, RangeSet>)> {
+    fn steps<'a>(&'a self, at: &'a Basis, s: Time, e: Time) -> impl Iterator<Item = Step<'a>> {
         self.step_sets(at, s, e).into_iter().map(|(t, free)| (t, Cow::Owned(free)))
     }
 

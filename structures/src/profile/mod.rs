@@ -22,7 +22,7 @@ pub use btree::BTreeStore;
 pub use rbtree::RbTree;
 pub use sorted_list::SortedList;
 
-use crate::shell::{Basis, Engine, Shell};
+use crate::shell::{Basis, Engine, Shell, Step};
 use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame};
 
 /// The red-black tree threaded by a doubly linked list: the rbtree-availability-profile
@@ -126,12 +126,7 @@ impl<S: Store> Engine for Profile<S> {
         self.apply(s, e, &mut |free| *free = free.union(set));
     }
 
-    fn steps<'a>(
-        &'a self,
-        _: &'a Basis,
-        s: Time,
-        _: Time,
-    ) -> impl Iterator<Item = (Time, Cow<'a, RangeSet>)> {
+    fn steps<'a>(&'a self, _: &'a Basis, s: Time, _: Time) -> impl Iterator<Item = Step<'a>> {
         self.store.iter_from(s, &mut 0).map(|(t, free)| (t, Cow::Borrowed(free)))
     }
 

@@ -12,7 +12,7 @@ impl<S: Store> Profile<S> {
         self.store.iter_from(s, &mut 0).take_while(move |&(t, _)| t < e)
     }
 
-    /// Entries from the one holding `t` to the end: the seed's `m`.
+    /// Entries from the one holding `t` to the end: rbtree-availability-profile's `m` (section III).
     fn entries_from(&self, t: Time) -> u64 {
         if !COUNTING {
             return 0;
@@ -20,7 +20,7 @@ impl<S: Store> Profile<S> {
         (self.store.count() - self.store.rank(t) + 1) as u64
     }
 
-    /// The seed's check: find the anchor, then intersect along the list.
+    /// rbtree-availability-profile's check: find the anchor, then intersect along the list.
     pub(super) fn check_window(&self, s: Time, e: Time, n: u64) -> (Option<RangeSet>, Cost) {
         let mut cost = Cost { worst: self.entries_from(s), ..Cost::default() };
         let mut walk = self.store.iter_from(s, &mut cost.search);

@@ -1,4 +1,4 @@
-//! The seed's container: a red-black tree (CLRS insert and delete fix-ups) in an arena of
+//! rbtree-availability-profile's container: a red-black tree (CLRS insert and delete fix-ups) in an arena of
 //! nodes with parent links, threaded in key order by a doubly linked list for the forward
 //! walk. Each node also keeps its subtree size (CLRS 14.1), so the worst case of a call
 //! (entries from the anchor to the end) costs O(log n) to account for.

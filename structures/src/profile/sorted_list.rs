@@ -1,4 +1,4 @@
-//! The sorted-list container: the baseline the seed improves on. Every lookup walks from
+//! The sorted-list container: the baseline rbtree-availability-profile improves on. Every lookup walks from
 //! the head, as a linked list would; the entries sit in a `Vec` so the walk is cache
 //! friendly, which flatters the baseline rather than handicapping it.
 

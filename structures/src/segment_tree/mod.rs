@@ -18,7 +18,7 @@ use std::borrow::Cow;
 use node::Tag;
 use tree::Tree;
 
-use crate::shell::{Basis, Engine, Shell};
+use crate::shell::{Basis, Engine, Shell, Step};
 use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame, COUNTING};
 
 /// Nodes a range query enters per level, at most.
@@ -156,12 +156,7 @@ impl Engine for SlotTree {
         self.modify(a, b, &Tag::give(set));
     }
 
-    fn steps<'a>(
-        &'a self,
-        at: &'a Basis,
-        s: Time,
-        e: Time,
-    ) -> impl Iterator<Item = (Time, Cow<'a, RangeSet>)> {
+    fn steps<'a>(&'a self, at: &'a Basis, s: Time, e: Time) -> impl Iterator<Item = Step<'a>> {
         let (a, b) = Self::span(at, s, e);
         let mut sets = Vec::with_capacity(b - a);
         for (x, y) in self.pieces(a, b) {

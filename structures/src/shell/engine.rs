@@ -8,6 +8,9 @@ use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame};
 
 use super::Basis;
 
+/// One step of an engine's free space: `free` holds from the time until the next step's.
+pub type Step<'a> = (Time, Cow<'a, RangeSet>);
+
 /// A structure's own logic behind [`Shell`](super::Shell).
 ///
 /// Every window an engine receives is quantised (`s` and `e` on slot boundaries,
@@ -49,12 +52,7 @@ pub trait Engine: Sized {
 
     /// The free space from the step holding `s` to the last one starting before `e`:
     /// `(t, free)` meaning `free` holds from `t` until the next step.
-    fn steps<'a>(
-        &'a self,
-        at: &'a Basis,
-        s: Time,
-        e: Time,
-    ) -> impl Iterator<Item = (Time, Cow<'a, RangeSet>)>;
+    fn steps<'a>(&'a self, at: &'a Basis, s: Time, e: Time) -> impl Iterator<Item = Step<'a>>;
 
     /// Forgets everything before `now`, a slot boundary not before `at.now`.
     fn advance(&mut self, at: &Basis, now: Time);

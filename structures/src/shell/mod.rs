@@ -9,7 +9,7 @@ pub mod planted;
 
 use std::cell::Cell;
 
-pub use engine::Engine;
+pub use engine::{Engine, Step};
 
 use crate::{
     check_count, check_set, sweep, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame,
