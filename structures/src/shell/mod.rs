@@ -51,9 +51,12 @@ impl Basis {
         ((t - self.now) / self.config.slot) as usize
     }
 
-    /// The start of slot `i`, counted from the present.
+    /// The start of slot `i`, counted from the present; `Time::MAX` for the slots a
+    /// horizon reaching past the end of `u64` time holds beyond it (no window reaches
+    /// them).
     pub fn slot_start(&self, i: usize) -> Time {
-        self.now + i as Time * self.config.slot
+        // `i * slot` is within the horizon, so only the sum can overflow.
+        self.now.saturating_add(i as Time * self.config.slot)
     }
 }
 
