@@ -239,12 +239,32 @@ pub fn final_state(
     options: &Options,
 ) -> Result<(Time, Vec<structures::TimeFrame>), ReplayError> {
     let index = Kind::REFERENCE.build(workload.capacity, config).map_err(ReplayError::Build)?;
-    let run = Run::fresh(Kind::REFERENCE, false, workload.requests.len());
-    let (_, runner) = sim::Sim::new(Runner::Plain(index), run, workload, options).run(&mut Silent)?;
-    let index = runner.index();
+    let index = replay_on(index, workload, options)?;
     let now = index.now();
     let frames = index.free_frames(now, config.limit(now)).map_err(ReplayError::Build)?;
     Ok((now, frames))
+}
+
+/// Replays `workload` on `index`, any implementation of the trait (one that records
+/// its calls, say), without the oracle, and hands it back as the replay left it.
+///
+/// # Errors
+/// A refused op.
+///
+/// # Panics
+/// Never: the runner is built plain here.
+pub fn replay_on(
+    index: Box<dyn AvailabilityIndex>,
+    workload: &Workload,
+    options: &Options,
+) -> Result<Box<dyn AvailabilityIndex>, ReplayError> {
+    // The run's bookkeeping is dropped, so the kind it is filed under does not matter.
+    let run = Run::fresh(Kind::REFERENCE, false, workload.requests.len());
+    let (_, runner) = sim::Sim::new(Runner::Plain(index), run, workload, options).run(&mut Silent)?;
+    match runner {
+        Runner::Plain(index) => Ok(index),
+        Runner::Verified(_) => unreachable!("built plain above"),
+    }
 }
 
 /// The horizon a structure with one needs to schedule `workload` exactly as an unbounded
