@@ -1,5 +1,6 @@
 //! The `resbench` command line.
 
+mod external_command;
 mod replay_command;
 
 use std::fs;
@@ -39,6 +40,12 @@ enum Command {
         #[arg(long)]
         readme: Option<PathBuf>,
     },
+    /// Check a structure of your own, run as a child process speaking the external
+    /// protocol (docs/external-protocol.md), against the oracle.
+    Verify(Box<external_command::VerifyArgs>),
+    /// Time a structure of your own (a child process speaking the external protocol) on
+    /// the same op streams as every built-in structure.
+    Bench(Box<external_command::BenchArgs>),
     /// Apply a JSON-lines op stream from stdin; write one JSON outcome per line.
     Ops {
         /// The structure to drive.
@@ -78,6 +85,8 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Replay(args) => replay_command::run(&args),
+        Command::Verify(args) => external_command::run_verify(&args),
+        Command::Bench(args) => external_command::run_bench(&args),
         Command::Report { runs, out, readme } => {
             let benchmarks = runs.iter().filter(|path| is_benchmarks(path)).count();
             let page = if benchmarks == 0 {

@@ -134,3 +134,94 @@ fn ops_on_a_slotted_structure_need_no_horizon() {
         );
     }
 }
+
+/// The command that runs `examples/external/<name>`.
+fn adapter(name: &str) -> String {
+    format!("python3 {}/examples/external/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn verify_external_catches_the_planted_bug_and_prints_how_to_replay_it() {
+    let dir = std::env::temp_dir().join(format!("resbench-cli-external-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let buggy = adapter("buggy.py");
+    let args = [
+        "verify",
+        "--external",
+        &buggy,
+        "--source",
+        "random",
+        "--ops",
+        "1000",
+        "--out",
+        dir.to_str().unwrap(),
+    ];
+    let (ok, out, err) = resbench(&args);
+    assert!(!ok && err.contains("verify found 1 diverging case(s)"), "{err}");
+    assert!(out.contains("first divergence, different answers: random stream"), "{out}");
+    let file = dir.join("random-different-answers.ops");
+    let ops = std::fs::read_to_string(&file).unwrap();
+    assert!((1..=10).contains(&ops.lines().count()), "{ops}");
+    // The printed oracle command's scenario, reused for the protocol replay.
+    let printed =
+        out.lines().find(|l| l.trim_start().starts_with("resbench ops --structure oracle")).unwrap();
+    let scenario: Vec<&str> =
+        printed.split_whitespace().skip_while(|w| *w != "--capacity").take_while(|w| *w != "<").collect();
+    let file = file.to_str().unwrap();
+    let replay = [&["verify", "--external", &buggy, "--replay", file][..], &scenario].concat();
+    let (ok, out, err) = resbench(&replay);
+    assert!(!ok && out.contains("first divergence, different answers: replay stream"), "{out}{err}");
+    let naive = adapter("naive.py");
+    let replay = [&["verify", "--external", &naive, "--replay", file][..], &scenario].concat();
+    let (ok, out, err) = resbench(&replay);
+    assert!(ok && out.contains("divergences: 0"), "{out}{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn verify_external_refuses_a_version_mismatch_clearly() {
+    let script = "import json, sys; sys.stdin.readline(); \
+                  print(json.dumps({'protocol': 'resbench-external', 'version': 7}), flush=True)";
+    let (ok, _, err) =
+        resbench(&["verify", "--external", &format!("python3 -c \"{script}\""), "--source", "boundary"]);
+    assert!(!ok, "{err}");
+    assert!(
+        err.contains(
+            "version mismatch: resbench speaks resbench-external version 1, the child answered version 7"
+        ),
+        "{err}"
+    );
+    let (ok, _, err) = resbench(&["verify", "--external", "true", "--source", "random", "--ops", "2000000"]);
+    assert!(!ok && err.contains("raise it with --max-ops"), "{err}");
+}
+
+#[test]
+fn bench_external_prints_the_adapter_beside_every_built_in_structure() {
+    let naive = adapter("naive.py");
+    let args = [
+        "bench",
+        "--external",
+        &naive,
+        "--source",
+        "random,trace",
+        "--ops",
+        "200",
+        "--limit",
+        "100",
+        "--runs",
+        "1",
+    ];
+    let (ok, out, err) = resbench(&args);
+    assert!(ok, "{err}");
+    assert!(out.contains("one machine's wall time"), "{out}");
+    let header = out.lines().find(|l| l.starts_with("stream")).unwrap();
+    for word in
+        structures::Kind::ALL.map(structures::Kind::name).iter().chain(&["external", "overhead", "net"])
+    {
+        assert!(header.contains(word), "{word} missing:\n{out}");
+    }
+    assert!(
+        out.lines().any(|l| l.starts_with("random ")) && out.lines().any(|l| l.starts_with("trace ")),
+        "{out}"
+    );
+}

@@ -1,0 +1,140 @@
+//! The classes every op sent to a child falls into, on top of the driver's
+//! [`Disagreement`]: the driver compares, this module only names what it found, and adds
+//! the three ways a child can fail the protocol itself.
+
+use std::fmt;
+
+use oracle::{Differential, Disagreement, Op, Outcome};
+
+use super::child::ChildError;
+use super::index::Link;
+use super::protocol::error_kind;
+
+/// What one op came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Class {
+    /// Both answered, alike.
+    Agree,
+    /// Both refused with the same error (or the same kind, where the child gave only
+    /// the kind).
+    SameRefusal,
+    /// Only the child refused.
+    OnlyChildRefuses,
+    /// Only the oracle refused.
+    OnlyOracleRefuses,
+    /// Both answered, differently; or both refused, with different errors; or the
+    /// answers agreed but the whole free space differs afterwards.
+    DifferentAnswers,
+    /// The child's line was not a proper answer.
+    ProtocolError,
+    /// The child exited, or closed its stdout.
+    Crash,
+    /// The child gave no answer in time.
+    Timeout,
+}
+
+impl Class {
+    /// Every class, in the order tables list them.
+    pub const ALL: [Class; 8] = [
+        Class::Agree,
+        Class::SameRefusal,
+        Class::OnlyChildRefuses,
+        Class::OnlyOracleRefuses,
+        Class::DifferentAnswers,
+        Class::ProtocolError,
+        Class::Crash,
+        Class::Timeout,
+    ];
+
+    /// How tables and messages name it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Class::Agree => "both agree",
+            Class::SameRefusal => "both refuse with the same kind",
+            Class::OnlyChildRefuses => "only the child refuses",
+            Class::OnlyOracleRefuses => "only the oracle refuses",
+            Class::DifferentAnswers => "different answers",
+            Class::ProtocolError => "protocol error",
+            Class::Crash => "child crash",
+            Class::Timeout => "timeout",
+        }
+    }
+
+    /// Whether it is a divergence (everything but the two kinds of agreement).
+    pub fn is_divergence(self) -> bool {
+        !matches!(self, Class::Agree | Class::SameRefusal)
+    }
+
+    /// The class of a child's failure.
+    pub fn of_fault(fault: &ChildError) -> Class {
+        match fault {
+            ChildError::Timeout { .. } => Class::Timeout,
+            ChildError::Crash { .. } | ChildError::Spawn { .. } => Class::Crash,
+            ChildError::Protocol(_) => Class::ProtocolError,
+        }
+    }
+}
+
+impl fmt::Display for Class {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.label())
+    }
+}
+
+/// One op through the driver, and what it came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    /// Its class.
+    pub class: Class,
+    /// For a divergence, what differed (or the child's failure).
+    pub what: String,
+    /// The child's last answer line, as written (for a divergence).
+    pub child: Option<String>,
+    /// The oracle's outcome (for a divergence the driver reported).
+    pub oracle: Option<Outcome>,
+}
+
+/// Applies `op` through `run` (whose structure is the child behind `link`) and classes
+/// the result.
+pub fn step(run: &mut Differential, link: &Link, op: Op) -> Step {
+    let result = run.step(op);
+    if let Some(fault) = link.fault() {
+        let oracle = result.err().map(|d| d.expected);
+        // The last answer line was to an earlier op: the fault's message says what came.
+        return Step { class: Class::of_fault(&fault), what: fault.to_string(), child: None, oracle };
+    }
+    let divergence = match result {
+        Ok(outcome) => {
+            let class = if outcome.is_failure() { Class::SameRefusal } else { Class::Agree };
+            return Step { class, what: String::new(), child: None, oracle: None };
+        }
+        Err(divergence) => divergence,
+    };
+    let same_kind = match (&divergence.got, &divergence.expected) {
+        (Outcome::Failed(a), Outcome::Failed(b)) => error_kind(a) == error_kind(b),
+        _ => false,
+    };
+    let (class, what) = match &divergence.kind {
+        Disagreement::ErrorsDiffer if same_kind && link.kind_only() => {
+            return Step { class: Class::SameRefusal, what: String::new(), child: None, oracle: None };
+        }
+        Disagreement::ErrorsDiffer => {
+            (Class::DifferentAnswers, "both refused, with different errors".to_owned())
+        }
+        Disagreement::OnlyStructureFailed => (Class::OnlyChildRefuses, "only the child refused".to_owned()),
+        Disagreement::OnlyOracleFailed => (Class::OnlyOracleRefuses, "only the oracle refused".to_owned()),
+        Disagreement::AnswersDiffer => (Class::DifferentAnswers, "the answers differ".to_owned()),
+        Disagreement::StateDiffers { structure, oracle } => (
+            Class::DifferentAnswers,
+            format!(
+                "the answers agree, but the free space from now to the horizon differs afterwards \
+                 (free_frames: the child has {} frames, the oracle {}; the child's answer below is \
+                 to that free_frames)",
+                structure.len(),
+                oracle.len()
+            ),
+        ),
+        other => (Class::DifferentAnswers, format!("{other:?}")),
+    };
+    Step { class, what, child: link.last_answer(), oracle: Some(divergence.expected) }
+}

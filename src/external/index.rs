@@ -1,0 +1,279 @@
+//! [`ExternalIndex`]: the trait implemented by a child process, one protocol exchange
+//! per call, so that the one differential driver ([`oracle::Differential`]) checks a
+//! foreign structure exactly as it checks ours.
+//!
+//! A call that gets no proper answer (a protocol error, a crash, a timeout) records the
+//! fault on the session's [`Link`] and is refused with [`Error::BadConfig`]; callers read
+//! the fault there, so it is never mistaken for the child's own refusal. After a fault
+//! the child is not asked again.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeSet;
+use std::process::ExitStatus;
+use std::rc::Rc;
+use std::time::Duration;
+
+use oracle::{rules, Op, OpKind, Outcome, Scenario};
+use structures::{AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame};
+
+use super::child::{Child, ChildError};
+use super::protocol::{read_reply, Agreed, HandshakeError, Hello, Reply, Welcome};
+
+/// The bounds a child is held to; each error that hits one names its option.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// How long one op may take to answer (`--timeout-ms`).
+    pub op_timeout: Duration,
+    /// How long the child may take to answer the hello (`--handshake-timeout-ms`).
+    pub handshake_timeout: Duration,
+    /// The longest line read from the child, in bytes (`--max-line-bytes`).
+    pub max_line: usize,
+}
+
+impl Default for Limits {
+    /// 5 s per op, 10 s for the handshake, 1 MiB lines.
+    fn default() -> Self {
+        Limits {
+            op_timeout: Duration::from_secs(5),
+            handshake_timeout: Duration::from_secs(10),
+            max_line: 1 << 20,
+        }
+    }
+}
+
+/// Why a child could not be started on an index.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StartError {
+    /// It could not be spawned, crashed, timed out or wrote garbage before its welcome.
+    #[error(transparent)]
+    Child(#[from] ChildError),
+    /// Its welcome was wrong or refused the index.
+    #[error(transparent)]
+    Handshake(#[from] HandshakeError),
+}
+
+/// A command that speaks the protocol, and the bounds it is held to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct External {
+    /// The shell command, run as `sh -c 'exec COMMAND'`.
+    pub command: String,
+    /// Its bounds.
+    pub limits: Limits,
+}
+
+impl External {
+    /// Starts a fresh child on an index of `scenario`'s capacity and configuration:
+    /// spawns it, sends the hello and checks the welcome.
+    ///
+    /// # Errors
+    /// A [`StartError`]; the child is killed and reaped before it returns.
+    ///
+    /// # Panics
+    /// Never: a hello always serialises.
+    pub fn start(&self, scenario: Scenario) -> Result<(ExternalIndex, Link), StartError> {
+        let mut child = Child::spawn(&self.command, self.limits.max_line)?;
+        let hello = serde_json::to_string(&Hello::new(scenario)).expect("a hello serialises");
+        child.send(hello);
+        let line = child.receive(self.limits.handshake_timeout, "--handshake-timeout-ms")?;
+        let agreed = Welcome::read(&line)?;
+        let session =
+            Session { child: Some(child), agreed, op_timeout: self.limits.op_timeout, ..Session::default() };
+        let link = Link(Rc::new(RefCell::new(session)));
+        let index = ExternalIndex { link: link.clone(), scenario, now: 0, last_cost: Cell::new(None) };
+        Ok((index, link))
+    }
+}
+
+#[derive(Default)]
+struct Session {
+    child: Option<Child>,
+    agreed: Agreed,
+    op_timeout: Duration,
+    fault: Option<ChildError>,
+    last_answer: Option<String>,
+    kind_only: bool,
+}
+
+impl Session {
+    /// Sends `op` and reads its answer.
+    fn exchange(&mut self, op: &Op) -> Result<Reply, ChildError> {
+        if let Some(fault) = &self.fault {
+            return Err(fault.clone());
+        }
+        if !self.agreed.supports.contains(&op.kind()) {
+            return Err(ChildError::Protocol(format!(
+                "{} is not among the operations the child supports",
+                op.kind()
+            )));
+        }
+        let child = self.child.as_mut().ok_or_else(|| ChildError::Protocol("the child was closed".into()))?;
+        child.send(serde_json::to_string(op).expect("an op serialises"));
+        let line = child.receive(self.op_timeout, "--timeout-ms")?;
+        let reply = read_reply(op, &line).map_err(ChildError::Protocol)?;
+        self.last_answer = Some(line);
+        self.kind_only = reply.kind_only;
+        Ok(reply)
+    }
+}
+
+/// The caller's handle on a child's session: its name and operations, its fault if any,
+/// its last answer, and closing it.
+#[derive(Clone)]
+pub struct Link(Rc<RefCell<Session>>);
+
+impl Link {
+    /// The name the child gave.
+    pub fn name(&self) -> String {
+        self.0.borrow().agreed.name.clone()
+    }
+
+    /// The operations it answers.
+    pub fn supports(&self) -> BTreeSet<OpKind> {
+        self.0.borrow().agreed.supports.clone()
+    }
+
+    /// The first protocol error, crash or timeout, if any.
+    pub fn fault(&self) -> Option<ChildError> {
+        self.0.borrow().fault.clone()
+    }
+
+    /// The child's last answer line, as it wrote it.
+    pub fn last_answer(&self) -> Option<String> {
+        self.0.borrow().last_answer.clone()
+    }
+
+    /// Whether the last answer was a refusal giving only its kind.
+    pub fn kind_only(&self) -> bool {
+        self.0.borrow().kind_only
+    }
+
+    /// The child's process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.0.borrow().child.as_ref().map(Child::id)
+    }
+
+    /// Closes the child's stdin, lets it exit (killing it after a grace period) and
+    /// returns its exit status; `None` if it was already closed.
+    pub fn close(&self) -> Option<ExitStatus> {
+        let child = self.0.borrow_mut().child.take();
+        child.and_then(Child::close)
+    }
+}
+
+/// An index whose every call is answered by a child process.
+pub struct ExternalIndex {
+    link: Link,
+    scenario: Scenario,
+    /// The protocol has no `now` query: the present follows the advances the child
+    /// accepted, rounded as the oracle rounds them.
+    now: Time,
+    last_cost: Cell<Option<Cost>>,
+}
+
+impl ExternalIndex {
+    /// Sends `op`; a fault is recorded on the link and refused with a `BadConfig` error
+    /// that says so. A query that answers keeps its cost (zero when the child reports
+    /// none).
+    fn call(&self, op: &Op) -> Result<Outcome, Error> {
+        self.last_cost.set(None);
+        let mut session = self.link.0.borrow_mut();
+        session.kind_only = false;
+        match session.exchange(op) {
+            Ok(Reply { outcome: Outcome::Failed(error), .. }) => Err(error),
+            Ok(Reply { outcome, cost, .. }) => {
+                if matches!(op.kind(), OpKind::Check | OpKind::Earliest) {
+                    self.last_cost.set(Some(cost.unwrap_or_default()));
+                }
+                Ok(outcome)
+            }
+            Err(fault) => {
+                let reason = format!("the external child failed: {fault}");
+                session.fault.get_or_insert(fault);
+                Err(Error::BadConfig { reason })
+            }
+        }
+    }
+}
+
+/// A well-formed answer of another type cannot get past [`read_reply`].
+fn mismatch() -> Error {
+    Error::BadConfig { reason: "the external child answered with the wrong outcome".into() }
+}
+
+impl AvailabilityIndex for ExternalIndex {
+    fn name(&self) -> &'static str {
+        "external"
+    }
+
+    fn capacity(&self) -> u32 {
+        self.scenario.capacity
+    }
+
+    fn config(&self) -> Config {
+        self.scenario.config
+    }
+
+    fn now(&self) -> Time {
+        self.now
+    }
+
+    fn check(&self, start: Time, end: Time, n: u32) -> Result<Option<RangeSet>, Error> {
+        match self.call(&Op::Check { start, end, n })? {
+            Outcome::Free(free) => Ok(free),
+            _ => Err(mismatch()),
+        }
+    }
+
+    fn earliest(&self, ready: Time, duration: Time, n: u32) -> Result<Option<TimeFrame>, Error> {
+        match self.call(&Op::Earliest { ready, duration, n })? {
+            Outcome::Start(frame) => Ok(frame),
+            _ => Err(mismatch()),
+        }
+    }
+
+    fn allocate(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
+        self.call(&Op::Allocate { start, end, set: set.clone() }).map(drop)
+    }
+
+    fn release(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
+        self.call(&Op::Release { start, end, set: set.clone() }).map(drop)
+    }
+
+    fn free_frames(&self, from: Time, to: Time) -> Result<Vec<TimeFrame>, Error> {
+        match self.call(&Op::FreeFrames { from, to })? {
+            Outcome::Frames(frames) => Ok(frames),
+            _ => Err(mismatch()),
+        }
+    }
+
+    fn options(&self, from: Time, to: Time, min_duration: Time, min_n: u32) -> Result<Vec<TimeFrame>, Error> {
+        match self.call(&Op::Options { from, to, min_duration, min_n })? {
+            Outcome::Frames(frames) => Ok(frames),
+            _ => Err(mismatch()),
+        }
+    }
+
+    fn load_frames(&mut self, frames: &[TimeFrame]) -> Result<(), Error> {
+        self.call(&Op::LoadFrames { frames: frames.to_vec() }).map(drop)
+    }
+
+    fn advance(&mut self, now: Time) -> Result<(), Error> {
+        self.call(&Op::Advance { now })?;
+        self.now = rules::floor(self.scenario.config.slot, now);
+        Ok(())
+    }
+
+    /// The protocol has no size query.
+    fn size(&self) -> usize {
+        0
+    }
+
+    fn last_cost(&self) -> Option<Cost> {
+        self.last_cost.get()
+    }
+
+    /// The child's invariants are its own business: only its answers are checked.
+    fn validate(&self) -> Result<(), String> {
+        Ok(())
+    }
+}

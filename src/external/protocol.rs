@@ -1,0 +1,278 @@
+//! The external protocol's messages (docs/external-protocol.md): the hello resbench
+//! sends, the welcome the child answers, and the answer line to every op, read strictly
+//! enough that a wrong answer type or a malformed line is a protocol error, not a
+//! divergence.
+
+use std::collections::BTreeSet;
+
+use oracle::{Op, OpKind, Outcome, Scenario};
+use serde::{Deserialize, Serialize};
+use structures::{Cost, Error, RangeSet, Time, TimeFrame};
+
+/// The protocol's name, as the hello and the welcome spell it.
+pub const PROTOCOL: &str = "resbench-external";
+
+/// The protocol version this build speaks.
+pub const VERSION: u32 = 1;
+
+/// The first line resbench sends: who it is and the index the child must build.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Hello {
+    /// Always [`PROTOCOL`].
+    pub protocol: String,
+    /// Always [`VERSION`].
+    pub version: u32,
+    /// Resources; ids are `0..capacity`.
+    pub capacity: u32,
+    /// Slot width (1 for continuous time).
+    pub slot: Time,
+    /// Horizon past the slot holding the present, or `null` for all of `u64` time.
+    pub horizon: Option<Time>,
+}
+
+impl Hello {
+    /// The hello for an index of `scenario`'s capacity and configuration.
+    pub fn new(scenario: Scenario) -> Self {
+        Hello {
+            protocol: PROTOCOL.to_owned(),
+            version: VERSION,
+            capacity: scenario.capacity,
+            slot: scenario.config.slot,
+            horizon: scenario.config.horizon,
+        }
+    }
+}
+
+/// The child's answer to the hello, as sent: either a name and the operations it
+/// supports, or an error saying why it cannot build that index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Welcome {
+    /// Must be [`PROTOCOL`].
+    pub protocol: String,
+    /// The version the child speaks; must be [`VERSION`].
+    pub version: u32,
+    /// The structure's name, for messages and tables.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The operations it answers, by [`OpKind::name`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub supports: Vec<String>,
+    /// Why it refuses this index (a capacity or configuration it cannot take).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// A welcome that passed every check.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Agreed {
+    /// The child's name.
+    pub name: String,
+    /// The operations it answers.
+    pub supports: BTreeSet<OpKind>,
+}
+
+/// Why a handshake failed, before any op was sent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HandshakeError {
+    /// The first line is not a welcome.
+    #[error("protocol error: the child's first line is not a welcome ({why}): {line}")]
+    NotAWelcome {
+        /// What the JSON reader said.
+        why: String,
+        /// The line, cut to 200 characters.
+        line: String,
+    },
+    /// A welcome of another protocol.
+    #[error("protocol error: the child speaks {0:?}, not {PROTOCOL:?}")]
+    WrongProtocol(String),
+    /// A welcome of another version.
+    #[error(
+        "version mismatch: resbench speaks {PROTOCOL} version {VERSION}, the child answered version {0}"
+    )]
+    Version(u32),
+    /// The child cannot build this index.
+    #[error("the child refused the index: {0}")]
+    Refused(String),
+    /// A welcome without a name, naming an unknown operation, or supporting none.
+    #[error("protocol error: {0}")]
+    BadWelcome(String),
+}
+
+/// Cuts `line` to `n` characters for a message.
+pub fn clip(line: &str, n: usize) -> String {
+    match line.char_indices().nth(n) {
+        Some((at, _)) => format!("{}… ({} bytes)", &line[..at], line.len()),
+        None => line.to_owned(),
+    }
+}
+
+impl Welcome {
+    /// Reads and checks a welcome line.
+    ///
+    /// # Errors
+    /// A [`HandshakeError`] naming what is wrong, the version first.
+    pub fn read(line: &str) -> Result<Agreed, HandshakeError> {
+        let welcome: Welcome = serde_json::from_str(line)
+            .map_err(|e| HandshakeError::NotAWelcome { why: e.to_string(), line: clip(line, 200) })?;
+        if welcome.protocol != PROTOCOL {
+            return Err(HandshakeError::WrongProtocol(welcome.protocol));
+        }
+        if welcome.version != VERSION {
+            return Err(HandshakeError::Version(welcome.version));
+        }
+        if let Some(error) = welcome.error {
+            return Err(HandshakeError::Refused(error));
+        }
+        let name =
+            welcome.name.ok_or_else(|| HandshakeError::BadWelcome("the welcome has no name".into()))?;
+        let supports = welcome
+            .supports
+            .iter()
+            .map(|s| s.parse::<OpKind>())
+            .collect::<Result<BTreeSet<_>, _>>()
+            .map_err(|e| HandshakeError::BadWelcome(format!("in \"supports\": {e}")))?;
+        if supports.is_empty() {
+            return Err(HandshakeError::BadWelcome("the welcome supports no operation".into()));
+        }
+        Ok(Agreed { name, supports })
+    }
+}
+
+/// The kinds of [`Error`], as its JSON spells them: what a refusal must carry.
+pub const ERROR_KINDS: [&str; 10] = [
+    "empty_window",
+    "bad_count",
+    "empty_set",
+    "id_out_of_range",
+    "not_free",
+    "not_allocated",
+    "before_past",
+    "beyond_horizon",
+    "overflow",
+    "bad_config",
+];
+
+/// The kind of `error`: its JSON tag.
+pub fn error_kind(error: &Error) -> &'static str {
+    match error {
+        Error::EmptyWindow { .. } => "empty_window",
+        Error::BadCount { .. } => "bad_count",
+        Error::EmptySet => "empty_set",
+        Error::IdOutOfRange { .. } => "id_out_of_range",
+        Error::NotFree { .. } => "not_free",
+        Error::NotAllocated { .. } => "not_allocated",
+        Error::BeforePast { .. } => "before_past",
+        Error::BeyondHorizon { .. } => "beyond_horizon",
+        Error::Overflow { .. } => "overflow",
+        Error::BadConfig { .. } => "bad_config",
+    }
+}
+
+/// An error of `kind` with empty details, standing for a refusal that gave only its kind.
+fn of_kind(kind: &str) -> Option<Error> {
+    let (start, end, time, n) = (0, 0, 0, 0);
+    Some(match kind {
+        "empty_window" => Error::EmptyWindow { start, end },
+        "bad_count" => Error::BadCount { n, capacity: 0 },
+        "empty_set" => Error::EmptySet,
+        "id_out_of_range" => Error::IdOutOfRange { id: 0, capacity: 0 },
+        "not_free" => Error::NotFree { start, end, busy: RangeSet::new() },
+        "not_allocated" => Error::NotAllocated { start, end, free: RangeSet::new() },
+        "before_past" => Error::BeforePast { time, now: 0 },
+        "beyond_horizon" => Error::BeyondHorizon { end, limit: 0 },
+        "overflow" => Error::Overflow { start, duration: 0 },
+        "bad_config" => Error::BadConfig { reason: String::new() },
+        _ => return None,
+    })
+}
+
+/// A refusal: the full error as `resbench ops` prints it, or only its kind.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Refusal {
+    Full(Error),
+    Kind(String),
+}
+
+/// An answer line's `result`: [`Outcome`], with refusals that may give only their kind.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "outcome", content = "value", rename_all = "snake_case")]
+enum Answer {
+    Free(Option<RangeSet>),
+    Start(Option<TimeFrame>),
+    Frames(Vec<TimeFrame>),
+    Done,
+    Failed(Refusal),
+}
+
+/// One answer line.
+#[derive(Debug, Deserialize)]
+struct Line {
+    result: Answer,
+    #[serde(default)]
+    cost: Option<Cost>,
+}
+
+/// A checked answer to one op.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// What the child returned; a refusal that gave only its kind holds an error of that
+    /// kind with empty details.
+    pub outcome: Outcome,
+    /// Whether the refusal gave only its kind (its details are then not compared).
+    pub kind_only: bool,
+    /// The work the child reported, if any.
+    pub cost: Option<Cost>,
+}
+
+/// The outcome an op must answer with when it is not refused.
+pub fn expected_outcome(kind: OpKind) -> &'static str {
+    match kind {
+        OpKind::Check => "free",
+        OpKind::Earliest => "start",
+        OpKind::FreeFrames | OpKind::Options => "frames",
+        OpKind::Allocate | OpKind::Release | OpKind::LoadFrames | OpKind::Advance => "done",
+    }
+}
+
+/// Reads the answer line to `op`.
+///
+/// # Errors
+/// A message for a protocol error: not JSON, not a record, an outcome of the wrong type
+/// for the op, an unknown error kind, or a cost visiting more than its worst case.
+pub fn read_reply(op: &Op, line: &str) -> Result<Reply, String> {
+    let parsed: Line = serde_json::from_str(line)
+        .map_err(|e| format!("the answer is not a record ({e}): {}", clip(line, 200)))?;
+    let (outcome, kind_only) = match parsed.result {
+        Answer::Free(set) => (Outcome::Free(set), false),
+        Answer::Start(frame) => (Outcome::Start(frame), false),
+        Answer::Frames(frames) => (Outcome::Frames(frames), false),
+        Answer::Done => (Outcome::Done, false),
+        Answer::Failed(Refusal::Full(error)) => (Outcome::Failed(error), false),
+        Answer::Failed(Refusal::Kind(kind)) => match of_kind(&kind) {
+            Some(error) => (Outcome::Failed(error), true),
+            None => {
+                return Err(format!("unknown error kind {kind:?}; known: {}", ERROR_KINDS.join(", ")));
+            }
+        },
+    };
+    let got = match &outcome {
+        Outcome::Free(_) => "free",
+        Outcome::Start(_) => "start",
+        Outcome::Frames(_) => "frames",
+        Outcome::Done => "done",
+        Outcome::Failed(_) => "failed",
+    };
+    let wanted = expected_outcome(op.kind());
+    if got != "failed" && got != wanted {
+        return Err(format!(
+            "{} answered with outcome {got:?}; it needs {wanted:?} or \"failed\"",
+            op.kind()
+        ));
+    }
+    if let Some(cost) = parsed.cost.filter(|c| c.visited > c.worst) {
+        return Err(format!("cost visits {} entries, more than its worst case {}", cost.visited, cost.worst));
+    }
+    Ok(Reply { outcome, kind_only, cost: parsed.cost })
+}

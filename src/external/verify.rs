@@ -1,0 +1,331 @@
+//! `resbench verify --external`: every case of every stream on a fresh child beside the
+//! oracle, through the one driver; each op classed, the classes counted per stream, and
+//! the first divergence shrunk to a reproducer with the commands that replay it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::Path;
+use std::process::ExitStatus;
+
+use oracle::{Differential, Op, OpKind, Outcome, Scenario};
+
+use super::class::{step, Class, Step};
+use super::index::{External, StartError};
+use super::protocol::HandshakeError;
+use super::shrink::{ddmin, Shrunk};
+use super::streams::Stream;
+use crate::ops_stream::Record;
+
+/// One case on one child.
+#[derive(Debug)]
+pub struct CaseRun {
+    /// The child's name.
+    pub name: String,
+    /// The operations it answers.
+    pub supports: BTreeSet<OpKind>,
+    /// Whether the whole free space was compared after every op.
+    pub thorough: bool,
+    /// Ops per class.
+    pub counts: BTreeMap<Class, u64>,
+    /// Ops not sent, by kind, because the child does not answer them.
+    pub skipped: BTreeMap<OpKind, u64>,
+    /// The ops sent, the diverging one last.
+    pub sent: Vec<Op>,
+    /// The divergence that ended the case, if any.
+    pub divergence: Option<Step>,
+    /// The child's exit status once closed.
+    pub status: Option<ExitStatus>,
+}
+
+/// Runs `ops` on a fresh child of `scenario` beside the oracle, up to the first
+/// divergence. Ops the child does not support are not sent (to either side) but
+/// counted. The whole free space is compared after every op when `thorough` is asked
+/// for and the child answers `free_frames`.
+///
+/// # Errors
+/// The child could not be started on the scenario.
+pub fn run_case(
+    external: &External,
+    scenario: Scenario,
+    ops: &[Op],
+    thorough: bool,
+) -> Result<CaseRun, StartError> {
+    let (index, link) = external.start(scenario)?;
+    let supports = link.supports();
+    let thorough = thorough && supports.contains(&OpKind::FreeFrames);
+    let mut run = Differential::with_structure(Box::new(index), thorough)
+        .map_err(|e| HandshakeError::Refused(format!("the oracle cannot take this scenario: {e}")))?;
+    let mut case = CaseRun {
+        name: link.name(),
+        supports,
+        thorough,
+        counts: BTreeMap::new(),
+        skipped: BTreeMap::new(),
+        sent: Vec::new(),
+        divergence: None,
+        status: None,
+    };
+    for op in ops {
+        if !case.supports.contains(&op.kind()) {
+            *case.skipped.entry(op.kind()).or_default() += 1;
+            continue;
+        }
+        case.sent.push(op.clone());
+        let step = step(&mut run, &link, op.clone());
+        *case.counts.entry(step.class).or_default() += 1;
+        if step.class.is_divergence() {
+            case.divergence = Some(step);
+            break;
+        }
+    }
+    drop(run);
+    case.status = link.close();
+    Ok(case)
+}
+
+/// A divergence and where it happened.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// The stream's name.
+    pub stream: &'static str,
+    /// The case, counted from 1.
+    pub case: usize,
+    /// Its scenario.
+    pub scenario: Scenario,
+    /// Whether the whole state was compared.
+    pub thorough: bool,
+    /// The ops sent, the diverging one last.
+    pub ops: Vec<Op>,
+    /// What it came to.
+    pub step: Step,
+}
+
+/// One stream's column of the summary.
+#[derive(Debug, Clone)]
+pub struct Column {
+    /// The stream's name.
+    pub name: &'static str,
+    /// Where its ops come from.
+    pub about: String,
+    /// Cases run.
+    pub cases: usize,
+    /// Whether the whole state was compared after every op.
+    pub thorough: bool,
+    /// Ops per class.
+    pub counts: BTreeMap<Class, u64>,
+}
+
+/// What a verification found.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    /// The child's name.
+    pub child: String,
+    /// The operations it answers.
+    pub supports: BTreeSet<OpKind>,
+    /// One column per stream.
+    pub columns: Vec<Column>,
+    /// Ops not sent, by kind.
+    pub skipped: BTreeMap<OpKind, u64>,
+    /// Why the child refused the scenarios it refused (its welcome's error).
+    pub refused: Vec<String>,
+    /// Every divergence, in order.
+    pub found: Vec<Found>,
+    /// Whether it stopped at the bound on divergences.
+    pub stopped: bool,
+}
+
+impl Summary {
+    /// The number of divergences.
+    pub fn divergences(&self) -> usize {
+        self.found.len()
+    }
+
+    /// Ops classed, in every stream.
+    pub fn ops(&self) -> u64 {
+        self.columns.iter().flat_map(|c| c.counts.values()).sum()
+    }
+}
+
+/// Runs every case of every stream, each on a fresh child; a diverging case is
+/// abandoned at its divergence (the two states may differ from there on) and the run
+/// stops once `max_divergences` cases have diverged.
+///
+/// # Errors
+/// A child that cannot be started or fails its handshake (other than refusing a
+/// scenario, which is counted): a version mismatch, garbage, a crash or a timeout.
+pub fn verify(
+    external: &External,
+    streams: &[Stream],
+    max_divergences: usize,
+) -> Result<Summary, StartError> {
+    let mut summary = Summary::default();
+    'streams: for stream in streams {
+        let mut column = Column {
+            name: stream.name,
+            about: stream.about.clone(),
+            cases: 0,
+            thorough: false,
+            counts: BTreeMap::new(),
+        };
+        for (i, case) in stream.cases.iter().enumerate() {
+            let run = match run_case(external, case.scenario, &case.ops, stream.thorough) {
+                Err(StartError::Handshake(HandshakeError::Refused(why))) => {
+                    summary.refused.push(why);
+                    continue;
+                }
+                other => other?,
+            };
+            column.cases += 1;
+            column.thorough |= run.thorough;
+            summary.child = run.name;
+            summary.supports = run.supports;
+            for (class, n) in run.counts {
+                *column.counts.entry(class).or_default() += n;
+            }
+            for (kind, n) in run.skipped {
+                *summary.skipped.entry(kind).or_default() += n;
+            }
+            if let Some(step) = run.divergence {
+                let (stream, scenario, thorough) = (stream.name, case.scenario, run.thorough);
+                summary.found.push(Found { stream, case: i + 1, scenario, thorough, ops: run.sent, step });
+                if summary.found.len() >= max_divergences {
+                    summary.stopped = true;
+                    summary.columns.push(column);
+                    break 'streams;
+                }
+            }
+        }
+        summary.columns.push(column);
+    }
+    Ok(summary)
+}
+
+/// Shrinks `found` by delta debugging: each attempt runs a candidate list on a fresh
+/// child, and counts when it diverges in the same class. At most `max_attempts`
+/// attempts.
+pub fn shrink(external: &External, found: &Found, max_attempts: usize) -> Shrunk<Op> {
+    ddmin(found.ops.clone(), max_attempts, |ops| {
+        let run = run_case(external, found.scenario, ops, found.thorough).ok()?;
+        run.divergence.filter(|step| step.class == found.step.class).map(|_| run.sent.len() - 1)
+    })
+}
+
+/// `text` quoted for a POSIX shell where it needs it.
+pub fn quote(text: &str) -> String {
+    let plain =
+        !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "_./=:,+-@%".contains(c));
+    if plain {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+/// The scenario as command-line options: `--capacity N --slot S [--horizon H]`.
+pub fn scenario_args(scenario: Scenario) -> String {
+    let horizon = scenario.config.horizon.map_or_else(String::new, |h| format!(" --horizon {h}"));
+    format!("--capacity {} --slot {}{horizon}", scenario.capacity, scenario.config.slot)
+}
+
+/// The two commands that replay an ops file: on the oracle, and on the child through
+/// the protocol.
+pub fn replay_commands(command: &str, scenario: Scenario, file: &Path) -> [String; 2] {
+    let (args, file) = (scenario_args(scenario), quote(&file.display().to_string()));
+    [
+        format!("resbench ops --structure oracle {args} < {file}"),
+        format!("resbench verify --external {} --replay {file} {args}", quote(command)),
+    ]
+}
+
+/// An outcome as the `ops` answer format writes it.
+///
+/// # Panics
+/// Never: every outcome serialises.
+pub fn record_line(outcome: &Outcome) -> String {
+    serde_json::to_string(&Record { result: outcome.clone(), cost: None }).expect("a record serialises")
+}
+
+/// An op as the `ops` input format writes it.
+///
+/// # Panics
+/// Never: every op serialises.
+pub fn op_line(op: &Op) -> String {
+    serde_json::to_string(op).expect("an op serialises")
+}
+
+/// The horizon as a message says it.
+fn horizon(scenario: Scenario) -> String {
+    scenario.config.horizon.map_or_else(|| "no horizon".to_owned(), |h| format!("horizon {h}"))
+}
+
+impl fmt::Display for Found {
+    /// Where it happened, the op, both answers and what differed.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Scenario { capacity, config } = self.scenario;
+        writeln!(
+            f,
+            "{}: {} stream, case {} (capacity {capacity}, slot {}, {}), op {}",
+            self.step.class,
+            self.stream,
+            self.case,
+            config.slot,
+            horizon(self.scenario),
+            self.ops.len()
+        )?;
+        if let Some(op) = self.ops.last() {
+            writeln!(f, "  op:     {}", op_line(op))?;
+        }
+        if let Some(child) = &self.step.child {
+            writeln!(f, "  child:  {child}")?;
+        }
+        if let Some(oracle) = &self.step.oracle {
+            writeln!(f, "  oracle: {}", record_line(oracle))?;
+        }
+        for line in self.step.what.lines() {
+            writeln!(f, "  {line}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Summary {
+    /// The streams, the ops not sent, and the table of classes per stream.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.child.is_empty() {
+            let supports: Vec<&str> = self.supports.iter().map(|k| k.name()).collect();
+            writeln!(f, "child: {}, answering {}", self.child, supports.join(", "))?;
+        }
+        for c in &self.columns {
+            let compared = if c.thorough {
+                "answers and the whole free space compared after every op"
+            } else {
+                "answers compared after every op (not the whole free space)"
+            };
+            writeln!(f, "{}: {}; cases run: {}; {compared}", c.name, c.about, c.cases)?;
+        }
+        let skipped: Vec<String> = self.skipped.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        let skipped = if skipped.is_empty() { "none".to_owned() } else { skipped.join(", ") };
+        writeln!(f, "ops not sent (the child does not support them): {skipped}")?;
+        if let Some(first) = self.refused.first() {
+            writeln!(f, "cases the child refused at the handshake: {} (first: {first})", self.refused.len())?;
+        }
+        write!(f, "{:<32}", "class")?;
+        for c in &self.columns {
+            write!(f, " {:>9}", c.name)?;
+        }
+        writeln!(f, " {:>9}", "total")?;
+        for class in Class::ALL {
+            write!(f, "{class:<32}")?;
+            let mut total = 0;
+            for c in &self.columns {
+                let n = c.counts.get(&class).copied().unwrap_or(0);
+                total += n;
+                write!(f, " {n:>9}")?;
+            }
+            writeln!(f, " {total:>9}")?;
+        }
+        let stopped =
+            if self.stopped { " (stopped at the bound; raise it with --max-divergences)" } else { "" };
+        writeln!(f, "divergences: {}{stopped}", self.divergences())
+    }
+}
