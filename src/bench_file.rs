@@ -21,6 +21,7 @@ pub const REPLAY: &str = "replay";
 
 /// One benchmark run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BenchFile {
     /// [`BENCH_SCHEMA`].
     pub schema: u32,
@@ -40,6 +41,7 @@ pub struct BenchFile {
 
 /// The machine a run measured on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Machine {
     /// CPU model, from `/proc/cpuinfo`.
     pub cpu: String,
@@ -55,6 +57,7 @@ pub struct Machine {
 
 /// One benchmark: one operation of one structure on one state (or one whole replay).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BenchResult {
     /// The structure.
     pub structure: String,
@@ -94,6 +97,7 @@ impl BenchResult {
 
 /// The heap one structure holds for one state, measured by a counting allocator.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Memory {
     /// The structure.
     pub structure: String,

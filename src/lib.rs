@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bench_file;
+pub mod limits;
 pub mod ops_stream;
 pub mod period;
 pub mod replay;

@@ -12,6 +12,7 @@ use crate::workload::{Request, Workload};
 
 /// A synthetic workload's parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Synthetic {
     /// Jobs to generate.
     pub jobs: usize,
