@@ -144,7 +144,38 @@ impl BenchFile {
         if schema != Some(u64::from(BENCH_SCHEMA)) {
             bail!("{}: schema {schema:?}, this build reads {BENCH_SCHEMA}", path.display());
         }
-        serde_json::from_value(value).with_context(|| format!("{}: not a benchmark file", path.display()))
+        let file: Self = serde_json::from_value(value)
+            .with_context(|| format!("{}: not a benchmark file", path.display()))?;
+        file.validate().map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        Ok(file)
+    }
+
+    /// Checks the values a report divides by and plots: times finite and non-negative,
+    /// and each median positive (ratios divide by the fastest).
+    ///
+    /// # Errors
+    /// A message naming the first bad result and field.
+    pub fn validate(&self) -> Result<(), String> {
+        for (i, r) in self.results.iter().enumerate() {
+            let fields = [
+                ("median_ns", r.median_ns),
+                ("low_ns", r.low_ns),
+                ("high_ns", r.high_ns),
+                ("mad_ns", r.mad_ns),
+            ];
+            for (name, value) in fields {
+                if !(value.is_finite() && value >= 0.0) || (name == "median_ns" && value == 0.0) {
+                    return Err(format!(
+                        "results[{i}] ({} {} on {}): {name} is {value:?}, not a positive finite time",
+                        r.structure, r.operation, r.state
+                    ));
+                }
+            }
+        }
+        if !(self.machine.memory_gib.is_finite() && self.machine.memory_gib >= 0.0) {
+            return Err(format!("machine.memory_gib is {:?}, not a finite size", self.machine.memory_gib));
+        }
+        Ok(())
     }
 }
 
