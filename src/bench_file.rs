@@ -134,7 +134,7 @@ impl BenchFile {
     /// # Errors
     /// When the file cannot be read or parsed, or has another kind or schema.
     pub fn read(path: &Path) -> Result<Self> {
-        let text = fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let text = crate::limits::read_file(path).map_err(anyhow::Error::msg)?;
         let value: serde_json::Value =
             serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
         if !is_bench_file(&value) {

@@ -15,6 +15,23 @@ pub const MAX_ERRORS: usize = 100;
 /// The longest trace or op-stream line, bytes; a longer one is an error.
 pub const MAX_LINE: usize = 64 * 1024;
 
+/// The largest run or benchmark file read, bytes: a benchmark file of 200,000 results
+/// is about 60 MB.
+pub const MAX_FILE: u64 = 256 << 20;
+
+/// Reads a whole (JSON) file of at most [`MAX_FILE`] bytes.
+///
+/// # Errors
+/// When it cannot be read, is larger, or is not UTF-8; the message names the file.
+pub fn read_file(path: &std::path::Path) -> Result<String, String> {
+    let cannot = |e: io::Error| format!("cannot read {}: {e}", path.display());
+    let size = std::fs::metadata(path).map_err(cannot)?.len();
+    if size > MAX_FILE {
+        return Err(format!("{}: {size} bytes, more than {MAX_FILE} (the file-size limit)", path.display()));
+    }
+    std::fs::read_to_string(path).map_err(cannot)
+}
+
 /// The most characters of bad input an error message quotes.
 pub const QUOTE: usize = 60;
 

@@ -157,10 +157,17 @@ pub fn run(args: &Args) -> Result<()> {
     let replay_config = ReplayConfig { config, options, verify: args.verify };
     let mut runs: Vec<Run> = Vec::new();
     for &kind in &kinds {
-        // With `all`, a structure that cannot take this configuration is skipped, saying why.
-        if let (true, Err(e)) = (kinds.len() > 1, kind.build(load.capacity, kind.config_for(config))) {
-            println!("skipped {kind}: {e} (choose a wider --slot)");
-            continue;
+        // With `all`, a structure that cannot take this configuration is skipped, saying why;
+        // alone, it is an error that says which flags change it.
+        match (kinds.len() > 1, kind.build(load.capacity, kind.config_for(config))) {
+            (true, Err(e)) => {
+                println!("skipped {kind}: {e} (choose a wider --slot)");
+                continue;
+            }
+            (false, Err(e)) => {
+                bail!("{kind}: {e} (the slot limit; choose a wider --slot or a shorter --horizon)")
+            }
+            _ => {}
         }
         let bar = ProgressBar::new(load.requests.len() as u64).with_style(
             ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} jobs {per_sec} eta {eta}")?

@@ -304,7 +304,7 @@ impl RunFile {
     /// # Errors
     /// When the file cannot be read or parsed, or has another schema.
     pub fn read(path: &Path) -> Result<Self> {
-        let text = fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let text = crate::limits::read_file(path).map_err(anyhow::Error::msg)?;
         let version: serde_json::Value =
             serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
         let schema = version.get("schema").and_then(serde_json::Value::as_u64);
