@@ -53,6 +53,20 @@ pub enum Line {
 /// # Errors
 /// An I/O error from `input`.
 pub fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io::Result<Line> {
+    line(input, buf, max, true)
+}
+
+/// As [`read_line`], but returns [`Line::TooLong`] as soon as the line passes `max`
+/// bytes, leaving the rest unread: for readers that stop at such a line, so that an
+/// endless line (`/dev/zero`) ends the read at once.
+///
+/// # Errors
+/// An I/O error from `input`.
+pub fn read_line_or_stop(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io::Result<Line> {
+    line(input, buf, max, false)
+}
+
+fn line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize, skip: bool) -> io::Result<Line> {
     buf.clear();
     let mut any = false;
     let mut long = false;
@@ -73,6 +87,9 @@ pub fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io:
         let room = max.saturating_sub(buf.len());
         long |= part.len() > room;
         buf.extend_from_slice(&part[..part.len().min(room)]);
+        if long && !skip {
+            return Ok(Line::TooLong);
+        }
         match end {
             None => {
                 let used = chunk.len();

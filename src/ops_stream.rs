@@ -49,7 +49,7 @@ pub fn run(
     let mut count = 0;
     let mut buf = Vec::new();
     for number in 1.. {
-        let line = limits::read_line(&mut input, &mut buf, limits::MAX_LINE)
+        let line = limits::read_line_or_stop(&mut input, &mut buf, limits::MAX_LINE)
             .with_context(|| format!("stdin line {number}: cannot read"))?;
         match line {
             Line::End => break,

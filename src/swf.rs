@@ -204,8 +204,13 @@ fn parse(mut input: impl BufRead, name: &str, limits: ReadLimits) -> Result<Trac
         if limits.stop_after.is_some_and(|n| trace.jobs.len() >= n) {
             break;
         }
-        let line = limits::read_line(&mut input, &mut buf, MAX_LINE)
-            .map_err(|source| SwfError::Io { file: name.to_owned(), source })?;
+        // Strict reading stops at an overlong line; lenient reading skips it.
+        let line = if limits.lenient {
+            limits::read_line(&mut input, &mut buf, MAX_LINE)
+        } else {
+            limits::read_line_or_stop(&mut input, &mut buf, MAX_LINE)
+        }
+        .map_err(|source| SwfError::Io { file: name.to_owned(), source })?;
         let malformed = |reason: String| SwfError::Malformed { file: name.to_owned(), line: number, reason };
         let result = match line {
             Line::End => break,

@@ -139,3 +139,19 @@ fn ops_on_a_slotted_structure_need_no_horizon() {
         );
     }
 }
+
+#[test]
+fn renumbered_jobs_are_counted_in_the_run_file_and_the_report() {
+    let dir = std::env::temp_dir().join(format!("resbench-renumber-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/bad_inputs/dup_ids.swf");
+    let out_dir = dir.to_str().unwrap();
+    let args = ["replay", "--trace", trace, "--structure", "rbtree", "--renumber", "--out", out_dir];
+    let (ok, out, err) = resbench(&args);
+    assert!(ok && out.contains("warning: 1 jobs renumbered"), "{out}{err}");
+    let run = std::fs::read_to_string(dir.join("dup_ids.rbtree.json")).unwrap();
+    assert!(run.contains("\"renumbered\":1"), "{run}");
+    let md = std::fs::read_to_string(dir.join("index.md")).unwrap();
+    assert!(md.contains("Warning: 1 jobs were given new job numbers"), "{md}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -1,6 +1,6 @@
 //! The bounded line reader (`src/limits.rs`) every line-based input goes through.
 
-use resbench::limits::{quote, read_line, Line};
+use resbench::limits::{quote, read_line, read_line_or_stop, Line};
 
 fn lines(input: &[u8], max: usize) -> Vec<(Line, String)> {
     let mut input = input;
@@ -33,4 +33,13 @@ fn a_long_line_is_cut_reported_and_skipped() {
 fn quotes_are_cut() {
     assert_eq!(quote("ab"), "\"ab\"");
     assert_eq!(quote(&"x".repeat(100)), format!("{:?}...", "x".repeat(60)));
+}
+
+#[test]
+fn stopping_at_a_long_line_leaves_the_rest_unread() {
+    let mut input: &[u8] = b"abcdefgh\nok\n";
+    let mut buf = Vec::new();
+    assert_eq!(read_line_or_stop(&mut input, &mut buf, 3).unwrap(), Line::TooLong);
+    assert_eq!(buf, b"abc");
+    assert!(input.ends_with(b"\nok\n"));
 }
