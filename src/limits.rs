@@ -12,6 +12,10 @@ pub const MAX_JOBS: usize = 1_000_000;
 /// rest are only counted.
 pub const MAX_ERRORS: usize = 100;
 
+/// The most header (`;`) lines a trace may have: the archive's have a few dozen, and
+/// each is kept for the run file.
+pub const MAX_HEADER_LINES: usize = 1_000;
+
 /// The longest trace or op-stream line, bytes; a longer one is an error.
 pub const MAX_LINE: usize = 64 * 1024;
 

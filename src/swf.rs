@@ -284,6 +284,10 @@ fn parse_line(text: &str, line: usize, header: &mut Header, jobs: &mut Vec<Job>)
         return Ok(());
     }
     if let Some(comment) = text.strip_prefix(';') {
+        // Header lines are all kept, so they are bounded too.
+        if header.lines.len() >= limits::MAX_HEADER_LINES {
+            return Err(format!("more than {} header lines (the header limit)", limits::MAX_HEADER_LINES));
+        }
         let comment = comment.trim();
         if let Some((key, value)) = comment.split_once(':') {
             let value = value.trim();

@@ -37,6 +37,18 @@ fn lenient_bomb(path: &Path) {
     });
 }
 
+/// A small gzip file of 5,000 header lines of 60 KB each (300 MB): every header line
+/// used to be kept.
+fn header_bomb(path: &Path) {
+    gzip(path, |gz| {
+        let line = format!(";{}\n", "x".repeat(60_000));
+        for _ in 0..5_000 {
+            gz.write_all(line.as_bytes()).unwrap();
+        }
+        writeln!(gz, "1 0 {JOB_TAIL}").unwrap();
+    });
+}
+
 /// Three million valid jobs in 3,000 identical gzip members of ids 1 to 1,000 (read as
 /// one stream): far more jobs than the limit, from a file of a few MB.
 fn strict_bomb(path: &Path) {
@@ -190,6 +202,7 @@ fn every_bad_input_fails_cleanly_within_its_caps() {
             match generator.as_str() {
                 "lenient_bomb" => lenient_bomb(&tmp.join("lenient_bomb.swf.gz")),
                 "strict_bomb" => strict_bomb(&tmp.join("strict_bomb.swf.gz")),
+                "header_bomb" => header_bomb(&tmp.join("header_bomb.swf.gz")),
                 "bench_200k" => bench_200k(&tmp.join("bench_200k.json")),
                 other => panic!("{name}: no generator {other}"),
             }
