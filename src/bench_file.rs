@@ -21,6 +21,7 @@ pub const REPLAY: &str = "replay";
 
 /// One benchmark run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BenchFile {
     /// [`BENCH_SCHEMA`].
     pub schema: u32,
@@ -40,6 +41,7 @@ pub struct BenchFile {
 
 /// The machine a run measured on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Machine {
     /// CPU model, from `/proc/cpuinfo`.
     pub cpu: String,
@@ -55,6 +57,7 @@ pub struct Machine {
 
 /// One benchmark: one operation of one structure on one state (or one whole replay).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BenchResult {
     /// The structure.
     pub structure: String,
@@ -94,6 +97,7 @@ impl BenchResult {
 
 /// The heap one structure holds for one state, measured by a counting allocator.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Memory {
     /// The structure.
     pub structure: String,
@@ -130,7 +134,7 @@ impl BenchFile {
     /// # Errors
     /// When the file cannot be read or parsed, or has another kind or schema.
     pub fn read(path: &Path) -> Result<Self> {
-        let text = fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let text = crate::limits::read_file(path).map_err(anyhow::Error::msg)?;
         let value: serde_json::Value =
             serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
         if !is_bench_file(&value) {
@@ -140,7 +144,38 @@ impl BenchFile {
         if schema != Some(u64::from(BENCH_SCHEMA)) {
             bail!("{}: schema {schema:?}, this build reads {BENCH_SCHEMA}", path.display());
         }
-        serde_json::from_value(value).with_context(|| format!("{}: not a benchmark file", path.display()))
+        let file: Self = serde_json::from_value(value)
+            .with_context(|| format!("{}: not a benchmark file", path.display()))?;
+        file.validate().map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        Ok(file)
+    }
+
+    /// Checks the values a report divides by and plots: times finite and non-negative,
+    /// and each median positive (ratios divide by the fastest).
+    ///
+    /// # Errors
+    /// A message naming the first bad result and field.
+    pub fn validate(&self) -> Result<(), String> {
+        for (i, r) in self.results.iter().enumerate() {
+            let fields = [
+                ("median_ns", r.median_ns),
+                ("low_ns", r.low_ns),
+                ("high_ns", r.high_ns),
+                ("mad_ns", r.mad_ns),
+            ];
+            for (name, value) in fields {
+                if !(value.is_finite() && value >= 0.0) || (name == "median_ns" && value == 0.0) {
+                    return Err(format!(
+                        "results[{i}] ({} {} on {}): {name} is {value:?}, not a positive finite time",
+                        r.structure, r.operation, r.state
+                    ));
+                }
+            }
+        }
+        if !(self.machine.memory_gib.is_finite() && self.machine.memory_gib >= 0.0) {
+            return Err(format!("machine.memory_gib is {:?}, not a finite size", self.machine.memory_gib));
+        }
+        Ok(())
     }
 }
 

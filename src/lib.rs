@@ -5,6 +5,7 @@
 
 pub mod bench_file;
 pub mod external;
+pub mod limits;
 pub mod ops_stream;
 pub mod period;
 pub mod replay;

@@ -3,7 +3,6 @@
 mod external_command;
 mod replay_command;
 
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -66,7 +65,7 @@ enum Command {
 /// Whether `path` holds benchmark results (anything else is read as a run file, which
 /// reports its own errors).
 fn is_benchmarks(path: &Path) -> bool {
-    fs::read_to_string(path)
+    resbench::limits::read_file(path)
         .ok()
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
         .is_some_and(|value| is_bench_file(&value))

@@ -3,10 +3,12 @@
 
 use std::io::{BufRead, Write};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use oracle::{apply, Op, Oracle, Outcome};
 use serde::Serialize;
 use structures::{AvailabilityIndex, Config, Cost, Kind};
+
+use crate::limits::{self, Line};
 
 /// One output line: the outcome, and the work done for `check` and `earliest`.
 #[derive(Debug, Serialize)]
@@ -36,17 +38,33 @@ pub fn build(name: &str, capacity: u32, config: Config) -> Result<Box<dyn Availa
 /// lines are skipped.
 ///
 /// # Errors
-/// A line that is not an op (naming its number), or an I/O error. Ops the index refuses
+/// A line that is not an op (naming its number), longer than [`limits::MAX_LINE`], or
+/// an I/O error. Ops the index refuses
 /// are not errors: they produce a `failed` record.
-pub fn run(index: &mut dyn AvailabilityIndex, input: impl BufRead, mut output: impl Write) -> Result<usize> {
+pub fn run(
+    index: &mut dyn AvailabilityIndex,
+    mut input: impl BufRead,
+    mut output: impl Write,
+) -> Result<usize> {
     let mut count = 0;
-    for (i, line) in input.lines().enumerate() {
-        let line = line.with_context(|| format!("stdin line {}: cannot read", i + 1))?;
+    let mut buf = Vec::new();
+    for number in 1.. {
+        let line = limits::read_line_or_stop(&mut input, &mut buf, limits::MAX_LINE)
+            .with_context(|| format!("stdin line {number}: cannot read"))?;
+        match line {
+            Line::End => break,
+            Line::TooLong => {
+                bail!("stdin line {number}: longer than {} bytes (the line limit)", limits::MAX_LINE)
+            }
+            Line::Text => {}
+        }
+        let line = std::str::from_utf8(&buf).with_context(|| format!("stdin line {number}: not UTF-8"))?;
         if line.trim().is_empty() {
             continue;
         }
-        let op: Op = serde_json::from_str(&line)
-            .with_context(|| format!("stdin line {}: not an op: {line}", i + 1))?;
+        // The error quotes the start of the line only: a bad line may be long.
+        let op: Op = serde_json::from_str(line)
+            .with_context(|| format!("stdin line {number}: not an op: {}", limits::quote(line)))?;
         let result = apply(index, &op);
         let cost = matches!(op, Op::Check { .. } | Op::Earliest { .. }).then(|| index.last_cost()).flatten();
         serde_json::to_writer(&mut output, &Record { result, cost })?;

@@ -64,8 +64,20 @@ pub fn select(trace: &mut Trace, since: Option<&str>, until: Option<&str>) -> Re
     })?;
     let zone = trace.header.time_zone.unwrap_or(0);
     // The submit time (seconds from the log's start) at local midnight of a date.
+    // Checked: the header's values are input, and must not wrap into a wrong period.
     let offset = |date: &str| -> Result<i64, String> {
-        Ok(parse_date(date)? * 86_400 - zone - i64::try_from(start).map_err(|_| "UnixStartTime too large")?)
+        let overflow = || {
+            format!(
+                "{}: the header's UnixStartTime {start} and TimeZone {zone} put {date} out of range",
+                trace.name
+            )
+        };
+        let start = i64::try_from(start).map_err(|_| overflow())?;
+        parse_date(date)?
+            .checked_mul(86_400)
+            .and_then(|t| t.checked_sub(zone))
+            .and_then(|t| t.checked_sub(start))
+            .ok_or_else(overflow)
     };
     let from = since.map(offset).transpose()?.unwrap_or(i64::MIN);
     let to = until.map(offset).transpose()?.unwrap_or(i64::MAX);

@@ -10,7 +10,7 @@ use resbench::replay::{horizon_for, replay, table, Mode, Observer, Options, Repl
 use resbench::run_file::{trace_info, RunFile, Setup, TraceInfo};
 use resbench::synthetic::Synthetic;
 use resbench::workload::{declared_capacity, workload, Workload};
-use resbench::{command_line, period, report, swf};
+use resbench::{command_line, limits, period, report, swf};
 use resbench::{BUNDLED_NAME, BUNDLED_TRACE};
 use structures::{Config, Kind};
 
@@ -36,6 +36,16 @@ pub struct Args {
     /// Skip malformed trace lines (and count them) instead of stopping at the first.
     #[arg(long)]
     lenient: bool,
+    /// The most jobs a trace (or a synthetic workload) may hold.
+    #[arg(long, default_value_t = limits::MAX_JOBS)]
+    max_jobs: usize,
+    /// With --lenient: the most malformed lines kept with their text; the rest are counted.
+    #[arg(long, default_value_t = limits::MAX_ERRORS)]
+    max_errors: usize,
+    /// Give a job whose job number repeats an earlier one a new number (and count it),
+    /// instead of refusing the trace.
+    #[arg(long)]
+    renumber: bool,
     /// Slot width, seconds: windows are rounded to slot boundaries (for every structure).
     #[arg(long, default_value_t = 1)]
     slot: u64,
@@ -109,6 +119,9 @@ pub fn run(args: &Args) -> Result<()> {
     } else {
         vec![args.structure.parse().map_err(anyhow::Error::msg)?]
     };
+    if let Some(dir) = &args.out {
+        check_writable(dir)?;
+    }
     let (info, load) = read_workload(args)?;
     let mut config = Config { slot: args.slot, horizon: args.horizon };
     config.validate(load.capacity).map_err(|e| anyhow::anyhow!("--slot/--horizon: {e}"))?;
@@ -144,10 +157,17 @@ pub fn run(args: &Args) -> Result<()> {
     let replay_config = ReplayConfig { config, options, verify: args.verify };
     let mut runs: Vec<Run> = Vec::new();
     for &kind in &kinds {
-        // With `all`, a structure that cannot take this configuration is skipped, saying why.
-        if let (true, Err(e)) = (kinds.len() > 1, kind.build(load.capacity, kind.config_for(config))) {
-            println!("skipped {kind}: {e} (choose a wider --slot)");
-            continue;
+        // With `all`, a structure that cannot take this configuration is skipped, saying why;
+        // alone, it is an error that says which flags change it.
+        match (kinds.len() > 1, kind.build(load.capacity, kind.config_for(config))) {
+            (true, Err(e)) => {
+                println!("skipped {kind}: {e} (choose a wider --slot)");
+                continue;
+            }
+            (false, Err(e)) => {
+                bail!("{kind}: {e} (the slot limit; choose a wider --slot or a shorter --horizon)")
+            }
+            _ => {}
         }
         let bar = ProgressBar::new(load.requests.len() as u64).with_style(
             ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} jobs {per_sec} eta {eta}")?
@@ -192,8 +212,23 @@ impl Observer for Progress<'_> {
     }
 }
 
+/// Fails now, not after the replay, when the run files cannot be written.
+fn check_writable(dir: &std::path::Path) -> Result<()> {
+    let cannot = || format!("--out {}: cannot write there", dir.display());
+    std::fs::create_dir_all(dir).with_context(cannot)?;
+    let probe = dir.join(".resbench-write-test");
+    std::fs::write(&probe, b"").with_context(cannot)?;
+    std::fs::remove_file(&probe).with_context(cannot)
+}
+
 fn read_workload(args: &Args) -> Result<(TraceInfo, Workload)> {
     if let Some(jobs) = args.synthetic {
+        if jobs > args.max_jobs {
+            bail!(
+                "--synthetic {jobs}: more than {} jobs (the job limit; raise it with --max-jobs)",
+                args.max_jobs
+            );
+        }
         let capacity = args.capacity.unwrap_or(128);
         let synthetic = Synthetic {
             jobs,
@@ -211,14 +246,34 @@ fn read_workload(args: &Args) -> Result<(TraceInfo, Workload)> {
             selection: None,
             jobs_read: jobs,
             skipped: Default::default(),
+            renumbered: 0,
             requests: load.requests.len(),
         };
         return Ok((info, load));
     }
-    let mut trace = match &args.trace {
-        Some(path) => swf::read_path(path, args.lenient)?,
-        None => swf::read_bytes(BUNDLED_TRACE, BUNDLED_NAME, args.lenient)?,
+    let periods = args.since.is_some() || args.until.is_some();
+    let read_limits = swf::ReadLimits {
+        lenient: args.lenient,
+        max_jobs: args.max_jobs,
+        max_errors: args.max_errors,
+        // With a period, --limit counts the jobs in it, so the whole trace is read.
+        stop_after: args.limit.filter(|_| !periods),
     };
+    let mut trace = match &args.trace {
+        Some(path) => swf::read_path_with(path, read_limits)?,
+        None => swf::read_with(BUNDLED_TRACE, BUNDLED_NAME, read_limits)?,
+    };
+    if trace.jobs.is_empty() && args.limit != Some(0) {
+        bail!(
+            "{}: no job lines ({} lines were malformed); is this an SWF trace?",
+            trace.name,
+            trace.skipped_count
+        );
+    }
+    let renumbered = swf::check_ids(&mut trace, args.renumber)?;
+    if renumbered > 0 {
+        println!("warning: {renumbered} jobs renumbered because their job number repeated an earlier one");
+    }
     let mut selection = period::select(&mut trace, args.since.as_deref(), args.until.as_deref())
         .map_err(anyhow::Error::msg)?;
     if let Some(limit) = args.limit {
@@ -226,7 +281,7 @@ fn read_workload(args: &Args) -> Result<(TraceInfo, Workload)> {
         selection = Some(selection.map_or(first.clone(), |s| format!("{first} of the {s}")));
     }
     if !trace.skipped.is_empty() {
-        println!("malformed lines skipped: {} (first: {})", trace.skipped.len(), trace.skipped[0]);
+        println!("malformed lines skipped: {} (first: {})", trace.skipped_count, trace.skipped[0]);
     }
     let capacity = args
         .capacity
@@ -236,7 +291,7 @@ fn read_workload(args: &Args) -> Result<(TraceInfo, Workload)> {
         bail!("the capacity must be at least 1");
     }
     let load = workload(&trace, capacity, args.limit);
-    Ok((trace_info(&trace, &load, selection), load))
+    Ok((TraceInfo { renumbered, ..trace_info(&trace, &load, selection) }, load))
 }
 
 /// Every structure must have produced the same schedule: a free end-to-end check.

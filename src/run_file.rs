@@ -20,6 +20,7 @@ pub const SCHEMA: u32 = 1;
 
 /// One replay of one structure.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RunFile {
     /// [`SCHEMA`] when written.
     pub schema: u32,
@@ -51,6 +52,7 @@ pub struct RunFile {
 
 /// Where the workload came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TraceInfo {
     /// The file name (or the synthetic generator's description).
     pub name: String,
@@ -62,8 +64,18 @@ pub struct TraceInfo {
     pub jobs_read: usize,
     /// Jobs not replayed, by reason.
     pub skipped: BTreeMap<String, usize>,
+    /// Jobs given a new job number because theirs repeated an earlier one
+    /// (`--renumber`); absent when none was.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub renumbered: usize,
     /// Requests replayed.
     pub requests: usize,
+}
+
+// serde's `skip_serializing_if` takes a reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl TraceInfo {
@@ -83,6 +95,7 @@ impl TraceInfo {
 
 /// One operation's costs, after trimming.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct OpCosts {
     /// Calls made.
     pub calls: usize,
@@ -102,6 +115,7 @@ pub struct OpCosts {
 
 /// The structure's work.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Operations {
     /// Calls per operation, written in name order.
     #[serde(serialize_with = "in_name_order")]
@@ -116,6 +130,7 @@ pub struct Operations {
 
 /// The schedule's quality.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ScheduleMetrics {
     /// A fingerprint of every placement (FNV-1a over job id, start, end and ids, in
     /// submit order): equal across structures exactly when their schedules are.
@@ -289,20 +304,78 @@ impl RunFile {
     /// # Errors
     /// When the file cannot be read or parsed, or has another schema.
     pub fn read(path: &Path) -> Result<Self> {
-        let text = fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let text = crate::limits::read_file(path).map_err(anyhow::Error::msg)?;
         let version: serde_json::Value =
             serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
         let schema = version.get("schema").and_then(serde_json::Value::as_u64);
         if schema != Some(u64::from(SCHEMA)) {
             anyhow::bail!("{}: schema {schema:?}, this build reads {SCHEMA}", path.display());
         }
-        serde_json::from_str(&text).with_context(|| format!("{}: not a run file", path.display()))
+        let file: Self =
+            serde_json::from_str(&text).with_context(|| format!("{}: not a run file", path.display()))?;
+        file.validate().map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        Ok(file)
+    }
+
+    /// Checks the values a report plots and prints: a positive capacity, and shares and
+    /// times that are finite and in range.
+    ///
+    /// # Errors
+    /// A message naming the first bad field and its value.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.capacity == 0 {
+            return Err("capacity 0: a machine has at least one resource".into());
+        }
+        let s = &self.schedule;
+        let mut checks = vec![
+            ("schedule.utilisation", s.utilisation, 1.0),
+            ("schedule.mean_wait", s.mean_wait, f64::MAX),
+            ("schedule.ar_mean_options", s.ar_mean_options, f64::MAX),
+            ("wall_seconds", self.wall_seconds, f64::MAX),
+        ];
+        for (name, c) in [("check", &self.operations.check), ("schedule", &self.operations.schedule)] {
+            checks.push((
+                if name == "check" {
+                    "operations.check.below_tenth"
+                } else {
+                    "operations.schedule.below_tenth"
+                },
+                c.below_tenth,
+                1.0,
+            ));
+            checks.push((
+                if name == "check" {
+                    "operations.check.high_and_small"
+                } else {
+                    "operations.schedule.high_and_small"
+                },
+                c.high_and_small,
+                1.0,
+            ));
+            if let Some(b) = &c.ratio {
+                for value in [b.mean, b.low, b.q1, b.median, b.q3, b.high] {
+                    checks.push((
+                        if name == "check" { "operations.check.ratio" } else { "operations.schedule.ratio" },
+                        value,
+                        f64::MAX,
+                    ));
+                }
+            }
+        }
+        // A share may exceed 1 by rounding only.
+        for (name, value, max) in checks {
+            if !(value.is_finite() && value >= 0.0 && value <= max * (1.0 + 1e-9)) {
+                return Err(format!("{name} is {value:?}, not a number in 0..={max:?}"));
+            }
+        }
+        Ok(())
     }
 }
 
 /// The trace part of a run file.
 pub fn trace_info(trace: &Trace, workload: &Workload, selection: Option<String>) -> TraceInfo {
     TraceInfo {
+        renumbered: 0,
         name: trace.name.clone(),
         header: trace.header.lines.clone(),
         selection,

@@ -3,11 +3,14 @@
 //! `-1` for unknown. Plain and gzip input are both accepted (told apart by content).
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use flate2::read::MultiGzDecoder;
+
+use crate::limits::{self, Line};
 
 /// The 18 SWF fields, in order, as the archive names them.
 pub const FIELDS: [&str; 18] = [
@@ -33,13 +36,34 @@ pub const FIELDS: [&str; 18] = [
 
 /// The longest line read; a longer one is an error, so no input can make the reader
 /// allocate without bound.
-pub const MAX_LINE: usize = 64 * 1024;
+pub const MAX_LINE: usize = limits::MAX_LINE;
+
+/// How much a read may hold: the bounds that keep any input's memory use bounded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadLimits {
+    /// Skip and count malformed lines instead of stopping at the first.
+    pub lenient: bool,
+    /// The most jobs read; one more is an error ([`limits::MAX_JOBS`] by default).
+    pub max_jobs: usize,
+    /// The most malformed lines kept with their text when lenient; the rest are counted.
+    pub max_errors: usize,
+    /// Stop reading (without error) once this many jobs are read: `--limit`.
+    pub stop_after: Option<usize>,
+}
+
+impl ReadLimits {
+    /// The default limits, strict or lenient.
+    pub fn new(lenient: bool) -> Self {
+        Self { lenient, max_jobs: limits::MAX_JOBS, max_errors: limits::MAX_ERRORS, stop_after: None }
+    }
+}
 
 /// Why a trace could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum SwfError {
-    /// The file could not be opened or read.
-    #[error("{file}: {source}")]
+    /// The file could not be opened or read. The message leaves the cause to the error
+    /// chain (`source`), so that it is printed once.
+    #[error("{file}")]
     Io {
         /// The trace's name.
         file: String,
@@ -55,6 +79,28 @@ pub enum SwfError {
         line: usize,
         /// What is wrong, naming the field where there is one.
         reason: String,
+    },
+    /// More jobs than [`ReadLimits::max_jobs`].
+    #[error("{file}:{line}: more than {limit} jobs (the job limit; raise it with --max-jobs, or read fewer with --limit)")]
+    TooManyJobs {
+        /// The trace's name.
+        file: String,
+        /// 1-based line number of the first job over the limit.
+        line: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// Two jobs with the same job number.
+    #[error("{file}:{line}: job number {id} was already used on line {first} (pass --renumber to renumber repeated job numbers)")]
+    DuplicateId {
+        /// The trace's name.
+        file: String,
+        /// The repeated job number.
+        id: i64,
+        /// The line that used it first.
+        first: usize,
+        /// The line that repeats it.
+        line: usize,
     },
 }
 
@@ -103,8 +149,11 @@ pub struct Trace {
     pub header: Header,
     /// The jobs, in file order.
     pub jobs: Vec<Job>,
-    /// Malformed lines passed over when reading leniently (empty otherwise).
+    /// The first malformed lines passed over when reading leniently (at most
+    /// [`ReadLimits::max_errors`]; empty otherwise).
     pub skipped: Vec<SwfError>,
+    /// Every malformed line passed over, including those not kept in `skipped`.
+    pub skipped_count: usize,
 }
 
 /// Reads a trace file, plain or gzip.
@@ -113,63 +162,121 @@ pub struct Trace {
 /// [`SwfError::Io`] if it cannot be read; [`SwfError::Malformed`] for the first bad
 /// line unless `lenient`, which skips and keeps bad lines in [`Trace::skipped`].
 pub fn read_path(path: &Path, lenient: bool) -> Result<Trace, SwfError> {
+    read_path_with(path, ReadLimits::new(lenient))
+}
+
+/// Reads a trace file, plain or gzip, within `limits`.
+///
+/// # Errors
+/// As [`read_path`], and [`SwfError::TooManyJobs`] past the job limit.
+pub fn read_path_with(path: &Path, limits: ReadLimits) -> Result<Trace, SwfError> {
     let name = path.display().to_string();
     let file = File::open(path).map_err(|source| SwfError::Io { file: name.clone(), source })?;
-    read(BufReader::new(file), &name, lenient)
+    read_with(BufReader::new(file), &name, limits)
 }
 
 /// Reads a trace from a stream, plain or gzip.
 ///
 /// # Errors
 /// As [`read_path`].
-pub fn read(mut input: impl BufRead, name: &str, lenient: bool) -> Result<Trace, SwfError> {
+pub fn read(input: impl BufRead, name: &str, lenient: bool) -> Result<Trace, SwfError> {
+    read_with(input, name, ReadLimits::new(lenient))
+}
+
+/// Reads a trace from a stream, plain or gzip, within `limits`.
+///
+/// # Errors
+/// As [`read_path_with`].
+pub fn read_with(mut input: impl BufRead, name: &str, limits: ReadLimits) -> Result<Trace, SwfError> {
     let io = |source| SwfError::Io { file: name.to_owned(), source };
     let gzip = input.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
     if gzip {
-        parse(BufReader::new(MultiGzDecoder::new(input)), name, lenient)
+        parse(BufReader::new(MultiGzDecoder::new(input)), name, limits)
     } else {
-        parse(input, name, lenient)
+        parse(input, name, limits)
     }
 }
 
-fn parse(mut input: impl BufRead, name: &str, lenient: bool) -> Result<Trace, SwfError> {
+fn parse(mut input: impl BufRead, name: &str, limits: ReadLimits) -> Result<Trace, SwfError> {
     let mut trace = Trace { name: name.to_owned(), ..Trace::default() };
     let mut buf = Vec::new();
     for number in 1.. {
-        buf.clear();
-        let read = input
-            .by_ref()
-            .take(MAX_LINE as u64 + 1)
-            .read_until(b'\n', &mut buf)
-            .map_err(|source| SwfError::Io { file: name.to_owned(), source })?;
-        if read == 0 {
+        if limits.stop_after.is_some_and(|n| trace.jobs.len() >= n) {
             break;
         }
-        let malformed = |reason: String| SwfError::Malformed { file: name.to_owned(), line: number, reason };
-        let result = if buf.len() > MAX_LINE {
-            Err(malformed(format!("line longer than {MAX_LINE} bytes")))
+        // Strict reading stops at an overlong line; lenient reading skips it.
+        let line = if limits.lenient {
+            limits::read_line(&mut input, &mut buf, MAX_LINE)
         } else {
-            match std::str::from_utf8(&buf) {
+            limits::read_line_or_stop(&mut input, &mut buf, MAX_LINE)
+        }
+        .map_err(|source| SwfError::Io { file: name.to_owned(), source })?;
+        let malformed = |reason: String| SwfError::Malformed { file: name.to_owned(), line: number, reason };
+        let result = match line {
+            Line::End => break,
+            Line::TooLong => Err(malformed(format!("line longer than {MAX_LINE} bytes (the line limit)"))),
+            Line::Text => match std::str::from_utf8(&buf) {
                 Err(_) => Err(malformed("not UTF-8 text".into())),
                 Ok(text) => {
-                    parse_line(text.trim(), number, &mut trace.header, &mut trace.jobs).map_err(malformed)
+                    let jobs = trace.jobs.len();
+                    let result = parse_line(text.trim(), number, &mut trace.header, &mut trace.jobs);
+                    if trace.jobs.len() > jobs && jobs >= limits.max_jobs {
+                        return Err(SwfError::TooManyJobs {
+                            file: name.to_owned(),
+                            line: number,
+                            limit: limits.max_jobs,
+                        });
+                    }
+                    result.map_err(malformed)
                 }
-            }
+            },
         };
         match result {
             Ok(()) => {}
-            Err(e) if lenient => trace.skipped.push(e),
+            Err(e) if limits.lenient => {
+                // Only the first errors keep their text: the rest are counted, so a file
+                // of bad lines cannot fill memory.
+                trace.skipped_count += 1;
+                if trace.skipped.len() < limits.max_errors {
+                    trace.skipped.push(e);
+                }
+            }
             Err(e) => return Err(e),
-        }
-        if buf.len() > MAX_LINE {
-            // Skip the rest of the overlong line.
-            input
-                .by_ref()
-                .skip_until(b'\n')
-                .map_err(|source| SwfError::Io { file: name.to_owned(), source })?;
         }
     }
     Ok(trace)
+}
+
+/// Makes job numbers unique: refuses the first repeated one, or with `renumber` gives
+/// each repeat a new number past the largest, and returns how many it renumbered.
+///
+/// # Errors
+/// [`SwfError::DuplicateId`] naming both lines, unless `renumber`.
+pub fn check_ids(trace: &mut Trace, renumber: bool) -> Result<usize, SwfError> {
+    let mut seen: HashMap<i64, usize> = HashMap::with_capacity(trace.jobs.len());
+    let mut next = trace.jobs.iter().map(|j| j.id).max().unwrap_or(0);
+    let mut renumbered = 0;
+    for job in &mut trace.jobs {
+        if let Some(&first) = seen.get(&job.id) {
+            if !renumber {
+                return Err(SwfError::DuplicateId {
+                    file: trace.name.clone(),
+                    id: job.id,
+                    first,
+                    line: job.line,
+                });
+            }
+            next = next.checked_add(1).ok_or_else(|| SwfError::Malformed {
+                file: trace.name.clone(),
+                line: job.line,
+                reason: "no job number is left to renumber this job with".into(),
+            })?;
+            job.id = next;
+            renumbered += 1;
+        }
+        seen.insert(job.id, job.line);
+    }
+    Ok(renumbered)
 }
 
 fn parse_line(text: &str, line: usize, header: &mut Header, jobs: &mut Vec<Job>) -> Result<(), String> {
@@ -177,14 +284,20 @@ fn parse_line(text: &str, line: usize, header: &mut Header, jobs: &mut Vec<Job>)
         return Ok(());
     }
     if let Some(comment) = text.strip_prefix(';') {
+        // Header lines are all kept, so they are bounded too.
+        if header.lines.len() >= limits::MAX_HEADER_LINES {
+            return Err(format!("more than {} header lines (the header limit)", limits::MAX_HEADER_LINES));
+        }
         let comment = comment.trim();
         if let Some((key, value)) = comment.split_once(':') {
             let value = value.trim();
             match key.trim() {
-                "MaxProcs" => header.max_procs = value.parse().ok(),
-                "MaxNodes" => header.max_nodes = value.parse().ok(),
-                "UnixStartTime" => header.unix_start = value.parse().ok(),
-                "TimeZone" => header.time_zone = value.parse().ok(),
+                // A value that does not parse leaves the field unset (a later valid line
+                // still counts); the capacity falls back field by field.
+                "MaxProcs" => header.max_procs = value.parse().ok().or(header.max_procs),
+                "MaxNodes" => header.max_nodes = value.parse().ok().or(header.max_nodes),
+                "UnixStartTime" => header.unix_start = value.parse().ok().or(header.unix_start),
+                "TimeZone" => header.time_zone = value.parse().ok().or(header.time_zone),
                 _ => {}
             }
         }
@@ -197,8 +310,9 @@ fn parse_line(text: &str, line: usize, header: &mut Header, jobs: &mut Vec<Job>)
     }
     let mut values = [0i64; 18];
     for (i, raw) in fields.iter().enumerate() {
-        values[i] =
-            number(raw).ok_or_else(|| format!("field {} ({}) is not a number: {raw:?}", i + 1, FIELDS[i]))?;
+        values[i] = number(raw).ok_or_else(|| {
+            format!("field {} ({}) is not a number: {}", i + 1, FIELDS[i], limits::quote(raw))
+        })?;
     }
     jobs.push(Job {
         id: values[0],

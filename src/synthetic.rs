@@ -10,8 +10,13 @@ use structures::Time;
 
 use crate::workload::{Request, Workload};
 
+/// The latest second a synthetic job may end: far past any real trace, and far from
+/// `u64::MAX`, so that no window arithmetic can overflow.
+pub const LATEST: Time = 1 << 60;
+
 /// A synthetic workload's parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Synthetic {
     /// Jobs to generate.
     pub jobs: usize,
@@ -67,19 +72,26 @@ impl Synthetic {
         self.validate()?;
         let mut rng = StdRng::seed_from_u64(self.seed);
         let mut clock = 0.0_f64;
-        let requests = (0..self.jobs)
-            .map(|k| {
-                clock += -self.mean_gap * (1.0 - rng.random::<f64>()).ln();
-                let duration = rng.random_range(self.min_time..=self.max_time);
-                Request {
-                    id: k as i64 + 1,
-                    submit: clock as Time,
-                    n: rng.random_range(1..=self.max_size),
-                    duration,
-                    runtime: rng.random_range(1..=duration),
-                }
-            })
-            .collect();
+        let mut requests = Vec::with_capacity(self.jobs.min(crate::limits::MAX_JOBS));
+        for k in 0..self.jobs {
+            clock += -self.mean_gap * (1.0 - rng.random::<f64>()).ln();
+            let duration = rng.random_range(self.min_time..=self.max_time);
+            // Times past the limit would saturate (`as` casts) and end windows at the end
+            // of time: refuse them rather than replay a wrong schedule.
+            if clock + duration as f64 >= LATEST as f64 {
+                return Err(format!(
+                    "job {} would end past {LATEST} s (the time limit); choose a smaller --mean-gap or --max-time",
+                    k + 1
+                ));
+            }
+            requests.push(Request {
+                id: k as i64 + 1,
+                submit: clock as Time,
+                n: rng.random_range(1..=self.max_size),
+                duration,
+                runtime: rng.random_range(1..=duration),
+            });
+        }
         Ok(Workload { capacity: self.capacity, requests, skipped: BTreeMap::new() })
     }
 }

@@ -62,10 +62,14 @@ pub struct Workload {
     pub skipped: BTreeMap<Skip, usize>,
 }
 
-/// The machine size a trace declares: `MaxProcs`, else `MaxNodes`.
+/// The machine size a trace declares: `MaxProcs`, else `MaxNodes`. Each field is
+/// checked on its own, so an unusable `MaxProcs` (0, or past `u32`) falls back to a
+/// usable `MaxNodes`.
 pub fn declared_capacity(trace: &Trace) -> Option<u32> {
-    let size = trace.header.max_procs.or(trace.header.max_nodes)?;
-    u32::try_from(size).ok().filter(|&c| c > 0)
+    [trace.header.max_procs, trace.header.max_nodes]
+        .into_iter()
+        .flatten()
+        .find_map(|size| u32::try_from(size).ok().filter(|&c| c > 0))
 }
 
 /// Turns the first `limit` jobs of `trace` into requests for `capacity` resources.

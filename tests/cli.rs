@@ -67,12 +67,17 @@ fn a_malformed_trace_fails_naming_the_line() {
     let dir = std::env::temp_dir().join(format!("resbench-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("bad.swf");
-    std::fs::write(&path, "; MaxProcs: 4\n1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1\n").unwrap();
+    // A bad line, then a good one: lenient reading keeps one job (a trace without any is
+    // refused).
+    let good = "2 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1";
+    std::fs::write(&path, format!("; MaxProcs: 4\n1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1\n{good}\n"))
+        .unwrap();
     let (ok, _, err) = resbench(&["replay", "--trace", path.to_str().unwrap()]);
     assert!(!ok);
     assert!(err.contains("bad.swf:2: expected 18 fields, found 17"), "{err}");
-    let (ok, out, _) = resbench(&["replay", "--trace", path.to_str().unwrap(), "--lenient"]);
-    assert!(ok && out.contains("malformed lines skipped: 1"), "{out}");
+    let (ok, out, err) =
+        resbench(&["replay", "--trace", path.to_str().unwrap(), "--lenient", "--structure", "rbtree"]);
+    assert!(ok && out.contains("malformed lines skipped: 1"), "{out}{err}");
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -224,4 +229,20 @@ fn bench_external_prints_the_adapter_beside_every_built_in_structure() {
         out.lines().any(|l| l.starts_with("random ")) && out.lines().any(|l| l.starts_with("trace ")),
         "{out}"
     );
+}
+
+#[test]
+fn renumbered_jobs_are_counted_in_the_run_file_and_the_report() {
+    let dir = std::env::temp_dir().join(format!("resbench-renumber-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/bad_inputs/dup_ids.swf");
+    let out_dir = dir.to_str().unwrap();
+    let args = ["replay", "--trace", trace, "--structure", "rbtree", "--renumber", "--out", out_dir];
+    let (ok, out, err) = resbench(&args);
+    assert!(ok && out.contains("warning: 1 jobs renumbered"), "{out}{err}");
+    let run = std::fs::read_to_string(dir.join("dup_ids.rbtree.json")).unwrap();
+    assert!(run.contains("\"renumbered\":1"), "{run}");
+    let md = std::fs::read_to_string(dir.join("index.md")).unwrap();
+    assert!(md.contains("Warning: 1 jobs were given new job numbers"), "{md}");
+    std::fs::remove_dir_all(dir).unwrap();
 }

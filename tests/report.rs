@@ -27,6 +27,7 @@ fn runs() -> Vec<RunFile> {
             selection: None,
             jobs_read: 400,
             skipped: Default::default(),
+            renumbered: 0,
             requests: 400,
         },
         config: Config::default(),

@@ -31,6 +31,7 @@ fn record() -> RunFile {
         selection: None,
         jobs_read: 300,
         skipped: Default::default(),
+        renumbered: 0,
         requests: 300,
     };
     let setup = Setup {
@@ -76,6 +77,7 @@ fn files_are_named_from_the_trace_file() {
         selection: None,
         jobs_read: 0,
         skipped: Default::default(),
+        renumbered: 0,
         requests: 0,
     };
     assert_eq!(info("KTH-SP2-1996-2.1-cln.swf.gz (bundled)").stem(), "KTH-SP2-1996-2.1-cln");

@@ -11,6 +11,7 @@ use crate::{apply, Op, OpKind, Oracle, Outcome};
 
 /// What a differential run starts from; with the ops so far, a complete reproducer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Scenario {
     /// Resources in the index.
     pub capacity: u32,

@@ -86,6 +86,7 @@ impl FromStr for OpKind {
 
 /// One operation on an index.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Op {
     /// [`AvailabilityIndex::check`].

@@ -35,6 +35,7 @@ pub enum Mode {
 
 /// The scheduler's options.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Options {
     /// How jobs end.
     pub mode: Mode,
@@ -54,6 +55,7 @@ impl Default for Options {
 
 /// Where a job ran.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Placement {
     /// The trace's job number.
     pub id: i64,
@@ -71,6 +73,7 @@ pub struct Placement {
 
 /// Advance reservations over a replay.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ArCounts {
     /// Reservations requested.
     pub requested: u64,

@@ -76,6 +76,7 @@ pub fn ratios(costs: &[Cost]) -> Ratios {
 /// extreme values within 1.5 interquartile ranges of the box (Tukey; outliers beyond
 /// them are counted, not drawn), and the mean.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BoxStats {
     /// Calls measured.
     pub calls: usize,

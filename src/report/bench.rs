@@ -3,7 +3,7 @@
 //! growth exponents beside the theoretical ones, memory per entry, what the cost
 //! accounting adds, and the machine. Optionally rewrites the README's summary.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -15,7 +15,7 @@ use oracle::OpKind;
 use structures::registry::Bound;
 use structures::{Kind, MAX_SLOTS};
 
-use crate::bench_file::{BenchFile, BenchResult, REPLAY};
+use crate::bench_file::{BenchFile, BenchResult, Memory, REPLAY};
 
 /// The benchmark groups, in the order the report lists them: the index operations, then
 /// whole replays.
@@ -158,10 +158,13 @@ fn summary(counted: &[&BenchResult], names: &[String]) -> Block {
     Block::Table(header, rows)
 }
 
+/// Each state once, with the size of its first result: a set keeps this linear, as
+/// files may hold hundreds of thousands of results.
 fn states_of<'a>(results: &[&'a BenchResult]) -> Vec<(&'a str, u64)> {
+    let mut seen = HashSet::new();
     let mut states: Vec<(&str, u64)> = Vec::new();
     for r in results {
-        if !states.iter().any(|(s, _)| *s == r.state) {
+        if seen.insert(r.state.as_str()) {
             states.push((&r.state, r.size));
         }
     }
@@ -212,17 +215,20 @@ fn operation_section(
         .chain(names.iter().map(|n| format!("{n} ({unit}, ×fastest)")))
         .collect();
     let mut rows = Vec::new();
+    let mut first_calls: HashMap<&str, u64> = HashMap::new();
+    for r in results {
+        first_calls.entry(r.state.as_str()).or_insert(r.calls);
+    }
     for (state, size) in states_of(results) {
         // A replay's jobs are its calls (files of 2026-11-22 recorded one replay's size
         // from a state of the same name).
-        let size = if op == REPLAY {
-            results.iter().find(|r| r.state == state).map_or(size, |r| r.calls)
-        } else {
-            size
-        };
+        let size = if op == REPLAY { first_calls.get(state).copied().unwrap_or(size) } else { size };
         let mut row = vec![state.to_owned(), size.to_string()];
+        // Indexed by structure once per state, not searched per structure.
+        let cells: HashMap<&str, &(&BenchResult, f64)> =
+            by_state[state].iter().rev().map(|cell| (cell.0.structure.as_str(), cell)).collect();
         for name in names {
-            let cell = by_state[state].iter().find(|(r, _)| &r.structure == name);
+            let cell = cells.get(name.as_str());
             row.push(cell.map_or("–".into(), |(r, ratio)| format!("{} (×{ratio:.2})", ns(r.per_call_ns()))));
         }
         rows.push(row);
@@ -286,11 +292,15 @@ fn growth_table(counted: &[&BenchResult], names: &[String]) -> Block {
 }
 
 fn memory_table(file: &BenchFile, names: &[String]) -> Block {
+    let mut seen = HashSet::new();
     let mut states: Vec<(&str, u64)> = Vec::new();
+    // The first entry per (state, structure), as a linear search would find it.
+    let mut by_key: HashMap<(&str, &str), &Memory> = HashMap::new();
     for m in &file.memory {
-        if !states.iter().any(|(s, _)| *s == m.state) {
+        if seen.insert(m.state.as_str()) {
             states.push((&m.state, m.entries));
         }
+        by_key.entry((m.state.as_str(), m.structure.as_str())).or_insert(m);
     }
     let header = ["state".to_owned(), "entries".into()].into_iter().chain(names.iter().cloned()).collect();
     let rows = states
@@ -298,7 +308,7 @@ fn memory_table(file: &BenchFile, names: &[String]) -> Block {
         .map(|(state, entries)| {
             let mut row = vec![state.to_owned(), entries.to_string()];
             for name in names {
-                let m = file.memory.iter().find(|m| m.state == state && &m.structure == name);
+                let m = by_key.get(&(state, name.as_str()));
                 row.push(
                     m.map_or("–".into(), |m| format!("{:.0}", m.bytes as f64 / m.entries.max(1) as f64)),
                 );
@@ -311,6 +321,11 @@ fn memory_table(file: &BenchFile, names: &[String]) -> Block {
 
 fn accounting_table(file: &BenchFile, names: &[String]) -> Option<Block> {
     let mut rows = Vec::new();
+    // The first uncounted result per (operation, structure, state), found once.
+    let mut uncounted: HashMap<(&str, &str, &str), &BenchResult> = HashMap::new();
+    for u in file.results.iter().filter(|u| !u.counted) {
+        uncounted.entry((u.operation.as_str(), u.structure.as_str(), u.state.as_str())).or_insert(u);
+    }
     for op in groups() {
         let mut row = vec![op.to_owned()];
         let mut any = false;
@@ -320,9 +335,7 @@ fn accounting_table(file: &BenchFile, names: &[String]) -> Option<Block> {
                 .iter()
                 .filter(|r| r.counted && r.operation == op && &r.structure == name)
                 .filter_map(|c| {
-                    let u = file.results.iter().find(|u| {
-                        !u.counted && u.operation == op && u.structure == c.structure && u.state == c.state
-                    })?;
+                    let u = uncounted.get(&(op, c.structure.as_str(), c.state.as_str()))?;
                     Some(c.per_call_ns() / u.per_call_ns())
                 });
             let g = geomean(pairs);

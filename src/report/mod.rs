@@ -133,6 +133,12 @@ fn section(group: &Group<'_>, index: usize, out: &Path, blocks: &mut Vec<Block>)
         first.trim,
         first.git_revision,
     )));
+    if first.trace.renumbered > 0 {
+        blocks.push(Block::Para(format!(
+            "Warning: {} jobs were given new job numbers because theirs repeated an earlier job's (`--renumber`).",
+            first.trace.renumbered
+        )));
+    }
     blocks.push(Block::Para("Regenerate this section's runs (and this report's section) with:".into()));
     blocks.push(Block::Code(first.command.clone()));
     let header = [

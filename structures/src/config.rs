@@ -17,6 +17,7 @@ pub const MAX_SLOTS: u64 = 1 << 20;
 
 /// Time quantisation and reach of an index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Config {
     /// Slot width: window starts are rounded down and ends up to multiples of it.
     pub slot: Time,

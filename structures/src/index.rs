@@ -7,6 +7,7 @@ use crate::{Config, Error, RangeSet, Time};
 /// A window and a set of resources: a free time frame, a scheduling option, or the
 /// answer of an earliest-start search.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TimeFrame {
     /// First instant of the window.
     pub start: Time,
@@ -20,6 +21,7 @@ pub struct TimeFrame {
 /// tree nodes, slots, buckets), beside the theoretical worst case for that call in the
 /// state it ran in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Cost {
     /// Steps spent locating the first anchor (tree levels, list nodes skipped).
     pub search: u64,
