@@ -5,12 +5,14 @@
 //! process is left behind.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::process::{ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
+
+use crate::limits::{self, Line};
 
 /// The bytes of the child's stderr kept for reports (its last ones).
 pub const STDERR_TAIL: usize = 4096;
@@ -250,21 +252,17 @@ fn write_lines(mut stdin: ChildStdin, lines: &Receiver<String>) {
     }
 }
 
-/// Reads lines of at most `max_line` bytes (plus the newline) until the end.
+/// Reads lines of at most `max_line` bytes (without their end) until the end, or until
+/// one is longer: the shared bounded reader, so no child can make it allocate without
+/// bound.
 fn read_lines(stdout: impl Read, max_line: usize, lines: &SyncSender<Received>) {
     let mut reader = BufReader::new(stdout);
+    let mut buf = Vec::new();
     loop {
-        let mut buf = Vec::new();
-        let limit = max_line as u64 + 1;
-        let read = match (&mut reader).take(limit).read_until(b'\n', &mut buf) {
-            Ok(0) => Received::End,
-            Ok(_) if buf.last() == Some(&b'\n') => {
-                buf.pop();
-                Received::Line(String::from_utf8_lossy(&buf).into_owned())
-            }
-            Ok(_) if buf.len() > max_line => Received::TooLong,
-            // A last line without a newline.
-            Ok(_) => Received::Line(String::from_utf8_lossy(&buf).into_owned()),
+        let read = match limits::read_line_or_stop(&mut reader, &mut buf, max_line) {
+            Ok(Line::End) => Received::End,
+            Ok(Line::Text) => Received::Line(String::from_utf8_lossy(&buf).into_owned()),
+            Ok(Line::TooLong) => Received::TooLong,
             Err(e) => Received::Failed(e.to_string()),
         };
         let last = !matches!(read, Received::Line(_));
