@@ -5,6 +5,7 @@
 
 pub mod bench_file;
 pub mod external;
+pub mod fuzz_campaign;
 pub mod limits;
 pub mod ops_stream;
 pub mod period;

@@ -1,5 +1,6 @@
 //! The `resbench` command line.
 
+mod campaign_command;
 mod external_command;
 mod replay_command;
 
@@ -45,6 +46,11 @@ enum Command {
     /// Time a structure of your own (a child process speaking the external protocol) on
     /// the same op streams as every built-in structure.
     Bench(Box<external_command::BenchArgs>),
+    /// Record counted fuzz runs and add them up per structure (used by `ci/fuzz-campaign`).
+    Campaign {
+        #[command(subcommand)]
+        action: campaign_command::Action,
+    },
     /// Apply a JSON-lines op stream from stdin; write one JSON outcome per line.
     Ops {
         /// The structure to drive.
@@ -86,6 +92,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Replay(args) => replay_command::run(&args),
         Command::Verify(args) => external_command::run_verify(&args),
         Command::Bench(args) => external_command::run_bench(&args),
+        Command::Campaign { action } => campaign_command::run(action),
         Command::Report { runs, out, readme } => {
             let benchmarks = runs.iter().filter(|path| is_benchmarks(path)).count();
             let page = if benchmarks == 0 {
