@@ -9,6 +9,7 @@ pub mod fuzz_campaign;
 pub mod limits;
 pub mod ops_stream;
 pub mod period;
+pub mod policy;
 pub mod replay;
 pub mod report;
 pub mod run_file;

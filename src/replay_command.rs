@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use indicatif::{ProgressBar, ProgressStyle};
+use resbench::policy::PolicyKind;
 use resbench::replay::{horizon_for, replay, table, Mode, Observer, Options, ReplayConfig, Run};
-use resbench::run_file::{trace_info, RunFile, Setup, TraceInfo};
+use resbench::run_file::{trace_info, RunFile, ScheduleMetrics, Setup, TraceInfo};
 use resbench::synthetic::Synthetic;
 use resbench::workload::{declared_capacity, workload, Workload};
 use resbench::{command_line, limits, period, report, swf};
@@ -23,6 +24,9 @@ pub struct Args {
     /// The structure to replay on.
     #[arg(long, default_value = "all", value_parser = structure_values(ALL))]
     structure: String,
+    /// The scheduling policy.
+    #[arg(long, default_value = PolicyKind::default().name(), value_parser = policy_values())]
+    policy: String,
     /// Run the oracle beside each structure and stop at the first divergence.
     #[arg(long)]
     verify: bool,
@@ -57,7 +61,8 @@ pub struct Args {
     /// reservation; `plan-only`: nothing completes early (the first replay's behaviour).
     #[arg(long, value_enum, default_value_t = Mode::Simulate)]
     mode: Mode,
-    /// After every release, re-plan the waiting jobs in queue order.
+    /// Conservative backfilling: after every early end, re-plan the waiting jobs in queue
+    /// order.
     #[arg(long)]
     compress: bool,
     /// The fraction of jobs that are advance reservations (start 0-3 h after submit).
@@ -109,10 +114,23 @@ pub fn structure_values((name, help): (&'static str, &'static str)) -> PossibleV
     PossibleValuesParser::new(kinds.chain([PossibleValue::new(name).help(help)]))
 }
 
+/// The values `--policy` takes: every registered policy with its description.
+fn policy_values() -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        PolicyKind::ALL
+            .into_iter()
+            .map(|policy| PossibleValue::new(policy.name()).help(policy.spec().description)),
+    )
+}
+
 /// Runs the command.
 pub fn run(args: &Args) -> Result<()> {
     if !(0.0..=1.0).contains(&args.ar_fraction) {
         bail!("--ar-fraction {} is not between 0 and 1", args.ar_fraction);
+    }
+    let policy: PolicyKind = args.policy.parse().map_err(anyhow::Error::msg)?;
+    if args.compress && !policy.spec().parameters.iter().any(|p| p.flag == "--compress") {
+        bail!("--compress is a parameter of conservative backfilling, not of --policy {policy}");
     }
     let kinds = if args.structure == "all" {
         Kind::ALL.to_vec()
@@ -125,8 +143,13 @@ pub fn run(args: &Args) -> Result<()> {
     let (info, load) = read_workload(args)?;
     let mut config = Config { slot: args.slot, horizon: args.horizon };
     config.validate(load.capacity).map_err(|e| anyhow::anyhow!("--slot/--horizon: {e}"))?;
-    let options =
-        Options { mode: args.mode, compress: args.compress, ar_fraction: args.ar_fraction, seed: args.seed };
+    let options = Options {
+        policy,
+        mode: args.mode,
+        compress: args.compress,
+        ar_fraction: args.ar_fraction,
+        seed: args.seed,
+    };
     println!("trace: {} ({} jobs read, capacity {})", info.name, info.jobs_read, load.capacity);
     for (reason, count) in &info.skipped {
         println!("jobs not replayed, {reason}: {count}");
@@ -137,7 +160,9 @@ pub fn run(args: &Args) -> Result<()> {
         if args.verify { ", verified against the oracle" } else { "" }
     );
     println!(
-        "scheduler: {:?}{}, advance reservations {:.0} %, seed {}, {} calls trimmed at each end",
+        "scheduler: {} ({}), {:?}{}, advance reservations {:.0} %, seed {}, {} calls trimmed at each end",
+        policy,
+        policy.spec().source,
         options.mode,
         if options.compress { " with compression" } else { "" },
         100.0 * options.ar_fraction,
@@ -180,6 +205,15 @@ pub fn run(args: &Args) -> Result<()> {
     }
     print!("{}", table(&runs, args.trim));
     compare_schedules(&runs)?;
+    if let Some(run) = runs.first() {
+        let s = ScheduleMetrics::new(run, &load, options.mode);
+        println!(
+            "schedule: utilisation {:.1} %, wait mean {:.0} s, p99 {} s (jobs that are not advance reservations)",
+            100.0 * s.utilisation,
+            s.mean_wait,
+            s.p99_wait
+        );
+    }
     if let Some(ar) = runs.first().map(|run| &run.ar).filter(|ar| ar.requested > 0) {
         let offered = ar.offered.iter().sum::<u64>() as f64 / ar.offered.len().max(1) as f64;
         println!(

@@ -196,6 +196,14 @@ fn digest(run: &Run) -> String {
     format!("{hash:016x}")
 }
 
+impl ScheduleMetrics {
+    /// What `run`'s schedule of `workload` achieved, jobs running for their run time
+    /// (`Mode::Simulate`) or their whole reservation.
+    pub fn new(run: &Run, workload: &Workload, mode: Mode) -> Self {
+        schedule_metrics(run, workload, mode)
+    }
+}
+
 fn schedule_metrics(run: &Run, workload: &Workload, mode: Mode) -> ScheduleMetrics {
     let runtime: BTreeMap<i64, Time> = workload
         .requests

@@ -27,6 +27,28 @@ fn help_lists_every_registered_structure_with_its_description() {
 }
 
 #[test]
+fn help_lists_every_policy_and_a_policy_parameter_is_refused_elsewhere() {
+    let (ok, out, err) = resbench(&["replay", "--help"]);
+    assert!(ok, "{err}");
+    for policy in resbench::policy::PolicyKind::ALL {
+        let (name, description) = (format!("- {}:", policy.name()), policy.spec().description);
+        let listed = out.lines().any(|l| l.trim_start().starts_with(&name) && l.ends_with(description));
+        assert!(listed, "`resbench replay --help` does not list {name} {description:?}:\n{out}");
+    }
+    let (ok, _, err) = resbench(&["replay", "--policy", "easy", "--compress", "--limit", "10"]);
+    assert!(
+        !ok && err.contains("--compress is a parameter of conservative backfilling, not of --policy easy"),
+        "{err}"
+    );
+    let (ok, out, err) =
+        resbench(&["replay", "--policy", "easy", "--limit", "300", "--verify", "--slot", "60"]);
+    assert!(ok, "{err}");
+    for needle in ["scheduler: easy (", "schedules: identical across 8 structures", "divergences: 0"] {
+        assert!(out.contains(needle), "missing {needle:?} in:\n{out}");
+    }
+}
+
+#[test]
 fn replay_of_the_bundled_trace_prints_the_table() {
     let (ok, out, err) = resbench(&["replay", "--limit", "400", "--verify", "--slot", "60"]);
     assert!(ok, "{err}");

@@ -1,11 +1,10 @@
-//! Trace replay as a discrete-event simulation of rbtree-availability-profile's conservative-backfilling
-//! scheduler (Algorithm 2 of `rbtree-availability-profile`) on any structure.
+//! Trace replay as a discrete-event simulation of a scheduling policy ([`crate::policy`];
+//! conservative backfilling by default) on any structure.
 //!
-//! Jobs arrive at their submit time: `check` for an immediate start, else a reservation
-//! at `earliest`, on the lowest free ids. A job completes at its start plus its actual run
-//! time and releases the unused tail of its reservation; `--compress` then re-plans the
-//! waiting jobs in queue order. A seeded fraction of jobs are advance reservations
-//! (`ar.rs`). `Mode::PlanOnly` keeps the first version's behaviour: no completions.
+//! Jobs arrive at their submit time and the policy places them, on the lowest free ids. A
+//! job completes at its start plus its actual run time and releases the unused tail of
+//! its reservation. A seeded fraction of jobs are advance reservations (`ar.rs`).
+//! `Mode::PlanOnly` keeps the first version's behaviour: no completions.
 
 mod ar;
 mod sim;
@@ -19,8 +18,10 @@ use serde::{Deserialize, Serialize};
 use structures::{AvailabilityIndex, Config, Cost, Error, Kind, RangeSet, Time};
 
 pub use ar::{plan as plan_reservations, Reservation, AR_WINDOW};
+pub(crate) use sim::Sim;
 pub use summary::{box_stats, ratios, table, trimmed, unvisited, BoxStats, Ratios, EXACT_BELOW};
 
+use crate::policy::PolicyKind;
 use crate::workload::Workload;
 
 /// How jobs end.
@@ -37,9 +38,13 @@ pub enum Mode {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {
+    /// The scheduling policy (absent in run files written before there was a choice,
+    /// which were all conservative backfilling).
+    #[serde(default)]
+    pub policy: PolicyKind,
     /// How jobs end.
     pub mode: Mode,
-    /// Re-plan the waiting jobs after every release.
+    /// Conservative backfilling: re-plan the waiting jobs after every early end.
     pub compress: bool,
     /// The fraction of jobs that are advance reservations.
     pub ar_fraction: f64,
@@ -49,7 +54,13 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Self { mode: Mode::Simulate, compress: false, ar_fraction: 0.0, seed: 1 }
+        Self {
+            policy: PolicyKind::default(),
+            mode: Mode::Simulate,
+            compress: false,
+            ar_fraction: 0.0,
+            seed: 1,
+        }
     }
 }
 
@@ -225,7 +236,8 @@ pub fn replay(
     };
     let run = Run::fresh(kind, setup.verify, workload.requests.len());
     let started = Instant::now();
-    let (mut run, _) = sim::Sim::new(runner, run, workload, &setup.options).run(observer)?;
+    let mut policy = setup.options.policy.build(&setup.options);
+    let (mut run, _) = Sim::new(runner, run, workload, &setup.options).run(policy.as_mut(), observer)?;
     run.wall = started.elapsed();
     Ok(run)
 }
@@ -263,7 +275,9 @@ pub fn replay_on(
 ) -> Result<Box<dyn AvailabilityIndex>, ReplayError> {
     // The run's bookkeeping is dropped, so the kind it is filed under does not matter.
     let run = Run::fresh(Kind::REFERENCE, false, workload.requests.len());
-    let (_, runner) = sim::Sim::new(Runner::Plain(index), run, workload, options).run(&mut Silent)?;
+    let mut policy = options.policy.build(options);
+    let (_, runner) =
+        Sim::new(Runner::Plain(index), run, workload, options).run(policy.as_mut(), &mut Silent)?;
     match runner {
         Runner::Plain(index) => Ok(index),
         Runner::Verified(_) => unreachable!("built plain above"),

@@ -1,20 +1,24 @@
-//! The event loop: arrivals in submit order and completions in time order. At equal
-//! times completions go first, so what they free is there for the arrivals.
+//! The event loop: arrivals in submit order and ends in time order. At equal times ends
+//! go first, so what they free is there for the arrivals. What to do at each event is the
+//! policy's ([`crate::policy`]); this loop owns time, the structure, the placements and
+//! the counts, and offers the policy the services below.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
+use std::collections::BinaryHeap;
 
 use oracle::{Op, OpKind, Outcome};
 use structures::{Time, TimeFrame};
 
 use super::ar::{self, Reservation, AR_WINDOW};
 use super::{Mode, Observer, Options, Placement, ReplayError, Run, Runner};
+use crate::policy::Policy;
 use crate::workload::{Request, Workload};
 
 /// About this many size samples are kept per run.
 const SIZE_SAMPLES: u64 = 2_000;
 
-pub(super) struct Sim<'a> {
+/// A replay in progress, as a policy sees it.
+pub(crate) struct Sim<'a> {
     runner: Runner,
     run: Run,
     requests: &'a [Request],
@@ -22,11 +26,12 @@ pub(super) struct Sim<'a> {
     reservations: Vec<Option<Reservation>>,
     /// Each job's current placement, by request index.
     placed: Vec<Option<Placement>>,
-    /// Bumped when a job is re-planned, so its old completion is ignored.
+    /// Bumped when a job is re-planned, so its old end is ignored.
     version: Vec<u32>,
-    completions: BinaryHeap<Reverse<(Time, usize, u32)>>,
-    /// Best-effort jobs reserved to start later, in queue (submit) order.
-    waiting: BTreeSet<usize>,
+    ends: BinaryHeap<Reverse<(Time, usize, u32)>>,
+    /// Whether the policy hears of every job's end, or only of those that end before
+    /// their reservation does.
+    every_end: bool,
     /// The time of the event being handled (the structure's `now` is that time rounded
     /// down to a slot boundary).
     clock: Time,
@@ -46,35 +51,42 @@ impl<'a> Sim<'a> {
             reservations: ar::plan(requests.iter().map(|r| r.submit), options.ar_fraction, options.seed),
             placed: vec![None; jobs],
             version: vec![0; jobs],
-            completions: BinaryHeap::new(),
-            waiting: BTreeSet::new(),
+            ends: BinaryHeap::new(),
+            every_end: false,
             clock: 0,
             events: 0,
             stride: (2 * jobs as u64 / SIZE_SAMPLES).max(1),
         }
     }
 
-    /// Runs every event; returns what happened and the structure as it was left.
-    pub(super) fn run(mut self, observer: &mut dyn Observer) -> Result<(Run, Runner), ReplayError> {
+    /// Runs every event through `policy`; returns what happened and the structure as it
+    /// was left.
+    pub(super) fn run(
+        mut self,
+        policy: &mut dyn Policy,
+        observer: &mut dyn Observer,
+    ) -> Result<(Run, Runner), ReplayError> {
+        self.every_end = policy.every_end();
         let total = self.requests.len() as u64;
         let mut next = 0;
         loop {
-            while self.completions.peek().is_some_and(|Reverse((_, i, v))| self.version[*i] != *v) {
-                self.completions.pop();
+            while self.ends.peek().is_some_and(|Reverse((_, i, v))| self.version[*i] != *v) {
+                self.ends.pop();
             }
             let arrival = self.requests.get(next).map(|r| r.submit);
-            let completion = self.completions.peek().map(|Reverse((t, i, _))| (*t, *i));
-            match (arrival, completion) {
+            let end = self.ends.peek().map(|Reverse((t, i, _))| (*t, *i));
+            match (arrival, end) {
                 (_, Some((t, i))) if arrival.is_none_or(|a| t <= a) => {
-                    self.completions.pop();
+                    self.ends.pop();
                     self.clock = t;
                     self.step(self.requests[i].id, Op::Advance { now: t })?;
-                    self.complete(i)?;
+                    self.end(i)?;
+                    policy.ended(&mut self, i)?;
                 }
                 (Some(t), _) => {
                     self.clock = t;
                     self.step(self.requests[next].id, Op::Advance { now: t })?;
-                    self.arrive(next)?;
+                    policy.arrive(&mut self, next)?;
                     next += 1;
                     observer.arrived(next as u64, total);
                 }
@@ -115,39 +127,87 @@ impl<'a> Sim<'a> {
         Ok(outcome)
     }
 
-    fn arrive(&mut self, i: usize) -> Result<(), ReplayError> {
-        let r = self.requests[i];
-        if let Some(reservation) = self.reservations[i] {
-            return self.reserve(i, reservation.start);
-        }
-        let end = r.submit.saturating_add(r.duration);
-        let frame = match self.step(r.id, Op::Check { start: r.submit, end, n: r.n })? {
-            Outcome::Free(Some(free)) => Some(TimeFrame { start: r.submit, end, free }),
-            _ => match self.step(r.id, Op::Earliest { ready: r.submit, duration: r.duration, n: r.n })? {
-                Outcome::Start(frame) => frame,
-                _ => None,
-            },
-        };
-        match frame {
-            Some(frame) => self.place(i, frame, false),
-            None => {
-                self.run.unplaced += 1;
-                Ok(())
-            }
-        }
+    /// The time of the event being handled.
+    pub(crate) fn clock(&self) -> Time {
+        self.clock
     }
 
-    /// rbtree-availability-profile's `resSubmitted` (Algorithm 2): admit at the start asked for, or count the options a
-    /// rejected reservation could be offered.
-    fn reserve(&mut self, i: usize, start: Time) -> Result<(), ReplayError> {
+    /// Request `i`.
+    pub(crate) fn request(&self, i: usize) -> Request {
+        self.requests[i]
+    }
+
+    /// The start request `i` asks for, if it is an advance reservation.
+    pub(crate) fn reservation(&self, i: usize) -> Option<Reservation> {
+        self.reservations[i]
+    }
+
+    /// Where job `i` is placed now, if it is.
+    pub(crate) fn placement(&self, i: usize) -> Option<&Placement> {
+        self.placed[i].as_ref()
+    }
+
+    /// Job `i`'s window from `start` if it fits there: `check` over `[start, start +
+    /// duration)`.
+    pub(crate) fn check(&mut self, i: usize, start: Time) -> Result<Option<TimeFrame>, ReplayError> {
+        let r = self.requests[i];
+        let end = start.saturating_add(r.duration);
+        Ok(match self.step(r.id, Op::Check { start, end, n: r.n })? {
+            Outcome::Free(Some(free)) => Some(TimeFrame { start, end, free }),
+            _ => None,
+        })
+    }
+
+    /// Job `i`'s earliest window from `ready` on: `earliest`.
+    pub(crate) fn earliest(&mut self, i: usize, ready: Time) -> Result<Option<TimeFrame>, ReplayError> {
+        let r = self.requests[i];
+        Ok(match self.step(r.id, Op::Earliest { ready, duration: r.duration, n: r.n })? {
+            Outcome::Start(frame) => frame,
+            _ => None,
+        })
+    }
+
+    /// Allocates the lowest `n` free ids of `frame` to job `i`, and schedules its end.
+    pub(crate) fn place(&mut self, i: usize, frame: TimeFrame, reserved: bool) -> Result<(), ReplayError> {
+        let r = self.requests[i];
+        let set = frame.free.first(u64::from(r.n)).unwrap_or(frame.free);
+        self.step(r.id, Op::Allocate { start: frame.start, end: frame.end, set: set.clone() })?;
+        // A re-planned job's earlier end, if any, is stale from here on.
+        self.version[i] += 1;
+        let ends_early = self.options.mode == Mode::Simulate && r.runtime < r.duration;
+        if ends_early || self.every_end {
+            let ran = if self.options.mode == Mode::Simulate { r.runtime } else { r.duration };
+            self.ends.push(Reverse((frame.start + ran, i, self.version[i])));
+        }
+        let placement =
+            Placement { id: r.id, submit: r.submit, start: frame.start, end: frame.end, set, reserved };
+        self.placed[i] = Some(placement);
+        Ok(())
+    }
+
+    /// Gives up job `i`'s whole placement, returning it (`None` if it had none).
+    pub(crate) fn unplace(&mut self, i: usize) -> Result<Option<Placement>, ReplayError> {
+        let Some(p) = self.placed[i].take() else { return Ok(None) };
+        self.version[i] += 1;
+        self.step(p.id, Op::Release { start: p.start, end: p.end, set: p.set.clone() })?;
+        Ok(Some(p))
+    }
+
+    /// Counts a job no window could be found for before the horizon.
+    pub(crate) fn unplaced(&mut self) {
+        self.run.unplaced += 1;
+    }
+
+    /// rbtree-availability-profile's `resSubmitted` (Algorithm 2): admit advance
+    /// reservation `i` at the start it asks for, or count the options it could be offered.
+    pub(crate) fn reserve(&mut self, i: usize, start: Time) -> Result<(), ReplayError> {
         let r = self.requests[i];
         self.run.ar.requested += 1;
-        let end = start.saturating_add(r.duration);
-        if let Outcome::Free(Some(free)) = self.step(r.id, Op::Check { start, end, n: r.n })? {
+        if let Some(frame) = self.check(i, start)? {
             self.run.ar.admitted += 1;
-            return self.place(i, TimeFrame { start, end, free }, true);
+            return self.place(i, frame, true);
         }
-        let to = end.saturating_add(AR_WINDOW);
+        let to = start.saturating_add(r.duration).saturating_add(AR_WINDOW);
         let op = Op::Options { from: start, to, min_duration: r.duration, min_n: r.n };
         let offered = match self.step(r.id, op)? {
             Outcome::Frames(frames) => frames.len() as u64,
@@ -157,58 +217,14 @@ impl<'a> Sim<'a> {
         Ok(())
     }
 
-    /// Allocates the lowest `n` free ids of `frame` to job `i`.
-    fn place(&mut self, i: usize, frame: TimeFrame, reserved: bool) -> Result<(), ReplayError> {
-        let r = self.requests[i];
-        let set = frame.free.first(u64::from(r.n)).unwrap_or(frame.free);
-        self.step(r.id, Op::Allocate { start: frame.start, end: frame.end, set: set.clone() })?;
-        if !reserved && frame.start > self.clock {
-            self.waiting.insert(i);
-        }
-        // A re-planned job's earlier completion, if any, is stale from here on.
-        self.version[i] += 1;
-        if self.options.mode == Mode::Simulate && r.runtime < r.duration {
-            self.completions.push(Reverse((frame.start + r.runtime, i, self.version[i])));
-        }
-        let placement =
-            Placement { id: r.id, submit: r.submit, start: frame.start, end: frame.end, set, reserved };
-        self.placed[i] = Some(placement);
-        Ok(())
-    }
-
-    /// Job `i` ends before its reservation does: the tail is released.
-    fn complete(&mut self, i: usize) -> Result<(), ReplayError> {
+    /// Job `i` has ended: in simulate mode, what it did not use of its reservation is
+    /// released.
+    fn end(&mut self, i: usize) -> Result<(), ReplayError> {
         let r = self.requests[i];
         let Some(p) = self.placed[i].clone() else { return Ok(()) };
-        let ended = p.start + r.runtime;
-        self.step(r.id, Op::Release { start: ended, end: p.end, set: p.set.clone() })?;
-        if self.options.compress {
-            self.compress()?;
-        }
-        Ok(())
-    }
-
-    /// Conservative backfilling's compression: each waiting job, in queue order, gives up
-    /// its reservation and takes the earliest one now (never later than before).
-    fn compress(&mut self) -> Result<(), ReplayError> {
-        let now = self.clock;
-        let queue: Vec<usize> = self.waiting.iter().copied().collect();
-        for i in queue {
-            let Some(p) = self.placed[i].clone() else { continue };
-            if p.start <= now {
-                self.waiting.remove(&i);
-                continue;
-            }
-            let r = self.requests[i];
-            self.step(r.id, Op::Release { start: p.start, end: p.end, set: p.set.clone() })?;
-            let found = self.step(r.id, Op::Earliest { ready: now, duration: r.duration, n: r.n })?;
-            let frame = match found {
-                Outcome::Start(Some(frame)) => frame,
-                // Its old window is free again, so a search finds it at the latest.
-                _ => TimeFrame { start: p.start, end: p.end, free: p.set.clone() },
-            };
-            self.waiting.remove(&i);
-            self.place(i, frame, false)?;
+        if self.options.mode == Mode::Simulate && r.runtime < r.duration {
+            let ended = p.start + r.runtime;
+            self.step(r.id, Op::Release { start: ended, end: p.end, set: p.set })?;
         }
         Ok(())
     }

@@ -150,7 +150,8 @@ pub fn table(runs: &[Run], trim: usize) -> String {
     );
     for run in runs {
         let (c, e) = (ratios(trimmed(&run.checks, trim)), ratios(trimmed(&run.searches, trim)));
-        let pct = |x: f64| format!("{:.2}", 100.0 * x);
+        // No calls (no `check` under FCFS, say) leave nothing to summarise.
+        let pct = |x: f64| if x.is_nan() { "-".to_owned() } else { format!("{:.2}", 100.0 * x) };
         let _ = writeln!(
             out,
             "{:<9} {:>7} {:>7} {:>8} {:>8} | {:>6} {:>6} {:>6} {:>6} | {:>6} {:>6} {:>6} {:>6} | {:>9.3}{}",

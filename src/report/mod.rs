@@ -16,6 +16,7 @@ use oracle::OpKind;
 
 use structures::Kind;
 
+use crate::policy::PolicyKind;
 use crate::replay::EXACT_BELOW;
 use crate::run_file::{OpCosts, RunFile};
 
@@ -48,7 +49,11 @@ fn groups(runs: &[RunFile]) -> Vec<Group<'_>> {
             Some(group) => group.runs.push(run),
             None => {
                 let selection = run.trace.selection.as_ref().map_or(String::new(), |s| format!(", {s}"));
-                let label = format!("{}{selection}", run.trace.stem());
+                // The default policy goes unnamed in headings, as before there was a choice.
+                let policy = Some(run.options.policy)
+                    .filter(|&p| p != PolicyKind::default())
+                    .map_or(String::new(), |p| format!(", policy {p}"));
+                let label = format!("{}{selection}{policy}", run.trace.stem());
                 groups.push(Group { label, runs: vec![run] });
             }
         }
@@ -118,7 +123,7 @@ fn section(group: &Group<'_>, index: usize, out: &Path, blocks: &mut Vec<Block>)
     blocks.push(Block::Heading(2, group.label.clone()));
     let skipped: Vec<String> = first.trace.skipped.iter().map(|(k, v)| format!("{v} {k}")).collect();
     blocks.push(Block::Para(format!(
-        "{} {} jobs read, {} replayed{} on {} resources; slot {} s, horizon {}; mode `{}`{}, advance reservations {} % (RNG seed {}); the first and last {} calls of each operation dropped. Built from `{}`.",
+        "{} {} jobs read, {} replayed{} on {} resources; slot {} s, horizon {}; policy `{}` ({}), mode `{}`{}, advance reservations {} % (RNG seed {}); the first and last {} calls of each operation dropped. Built from `{}`.",
         provenance(first),
         first.trace.jobs_read,
         first.trace.requests,
@@ -126,6 +131,8 @@ fn section(group: &Group<'_>, index: usize, out: &Path, blocks: &mut Vec<Block>)
         first.capacity,
         first.config.slot,
         first.config.horizon.map_or("none".to_owned(), |h| format!("{h} s")),
+        first.options.policy,
+        first.options.policy.spec().source,
         serde_json::to_value(first.options.mode).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
         if first.options.compress { " with compression" } else { "" },
         100.0 * first.options.ar_fraction,

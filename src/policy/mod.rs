@@ -1,0 +1,147 @@
+//! Scheduling policies: what turns a stream of requests into decisions (start, reserve,
+//! reject) through an [`structures::AvailabilityIndex`], above the trait and below the
+//! CLI. A policy sees a structure only through the replay's services
+//! ([`crate::replay`]'s event loop), never its type, so every policy runs on every
+//! structure, and a replay of several structures checks that they decide alike.
+//!
+//! [`PolicyKind::spec`] is the one place that names a policy and holds its facts.
+
+mod conservative;
+mod queue;
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use structures::registry::Source;
+
+use crate::replay::{Options, ReplayError, Sim};
+
+/// What a policy does at each event of a replay.
+pub(crate) trait Policy {
+    /// Request `i` arrives at `sim.clock()`.
+    ///
+    /// # Errors
+    /// An op the structure refused, or a divergence from the oracle.
+    fn arrive(&mut self, sim: &mut Sim<'_>, i: usize) -> Result<(), ReplayError>;
+
+    /// Job `i` ended at `sim.clock()`; what it did not use is released already.
+    ///
+    /// # Errors
+    /// As [`Policy::arrive`].
+    fn ended(&mut self, sim: &mut Sim<'_>, i: usize) -> Result<(), ReplayError>;
+
+    /// Whether [`Policy::ended`] is wanted for every job, or only for those that end
+    /// before their reservation does (the ones whose end changes the plan).
+    fn every_end(&self) -> bool {
+        false
+    }
+}
+
+/// A registered policy.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PolicyKind {
+    /// Conservative backfilling with advance reservations.
+    #[default]
+    Conservative,
+    /// EASY backfilling.
+    Easy,
+    /// First come, first served, without backfilling.
+    Fcfs,
+}
+
+/// A policy's parameter, as `--help` and the reports describe it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Parameter {
+    /// The command-line flag that sets it.
+    pub flag: &'static str,
+    /// What it means.
+    pub meaning: &'static str,
+}
+
+/// What the registry knows of a policy.
+#[derive(Debug, Clone, Copy)]
+pub struct Spec {
+    /// The `--policy` value and the name in run files.
+    pub name: &'static str,
+    /// One line for `--help` and reports.
+    pub description: &'static str,
+    /// Where it comes from.
+    pub source: Source,
+    /// The options that change what it decides (besides those every policy takes).
+    pub parameters: &'static [Parameter],
+    /// Builds a fresh policy for one replay.
+    build: fn(&Options) -> Box<dyn Policy>,
+}
+
+impl PolicyKind {
+    /// Every policy, in the order tables list them.
+    pub const ALL: [PolicyKind; 3] = [PolicyKind::Conservative, PolicyKind::Easy, PolicyKind::Fcfs];
+
+    /// The registry entry.
+    pub fn spec(self) -> Spec {
+        match self {
+            PolicyKind::Conservative => Spec {
+                name: "conservative",
+                description: "conservative backfilling: every job is given the earliest reservation that delays no earlier one, at arrival",
+                source: Source { paper: "rbtree-availability-profile", section: Some("IV, Algorithm 2") },
+                parameters: &[Parameter {
+                    flag: "--compress",
+                    meaning: "after every early end, re-plan the waiting jobs in queue order, each no later than before",
+                }],
+                build: |options| Box::new(conservative::Conservative::new(options.compress)),
+            },
+            PolicyKind::Easy => Spec {
+                name: "easy",
+                description: "EASY backfilling: only the first waiting job holds a reservation; later jobs start now if they do not delay it",
+                source: Source { paper: "coallocation-2d-trees", section: Some("5.1 (its batch baseline)") },
+                parameters: &[],
+                build: |_| Box::new(queue::Queue::new(true)),
+            },
+            PolicyKind::Fcfs => Spec {
+                name: "fcfs",
+                description: "first come, first served without backfilling: jobs start in submit order, each when it fits",
+                source: Source { paper: "coallocation-2d-trees", section: Some("5.1 (its batch baseline)") },
+                parameters: &[],
+                build: |_| Box::new(queue::Queue::new(false)),
+            },
+        }
+    }
+
+    /// The `--policy` value.
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// A fresh policy of this kind for one replay under `options`.
+    pub(crate) fn build(self, options: &Options) -> Box<dyn Policy> {
+        (self.spec().build)(options)
+    }
+}
+
+impl fmt::Display for PolicyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for PolicyKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        structures::registry::by_name(&Self::ALL, Self::name, "policy", s)
+    }
+}
+
+impl Serialize for PolicyKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for PolicyKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
