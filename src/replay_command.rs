@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use indicatif::{ProgressBar, ProgressStyle};
-use resbench::policy::PolicyKind;
+use resbench::policy::{PolicyKind, Windows};
 use resbench::replay::{horizon_for, replay, table, Mode, Observer, Options, ReplayConfig, Run};
 use resbench::run_file::{trace_info, RunFile, ScheduleMetrics, Setup, TraceInfo};
 use resbench::synthetic::Synthetic;
@@ -65,6 +65,19 @@ pub struct Args {
     /// order.
     #[arg(long)]
     compress: bool,
+    /// FCFS-EDS and flexible: the longest lead of a request's earliest start over its
+    /// arrival, in slots [default: 48].
+    #[arg(long)]
+    lead: Option<u64>,
+    /// FCFS-EDS and flexible: the share of requests with a window of starts [default: 0.5].
+    #[arg(long)]
+    flexible_share: Option<f64>,
+    /// FCFS-EDS and flexible: the shortest relax time t_ls - t_es, in slots [default: 1].
+    #[arg(long)]
+    relax_min: Option<u64>,
+    /// FCFS-EDS and flexible: the longest relax time, in slots [default: 24].
+    #[arg(long)]
+    relax_max: Option<u64>,
     /// The fraction of jobs that are advance reservations (start 0-3 h after submit).
     #[arg(long, default_value_t = 0.0)]
     ar_fraction: f64,
@@ -123,15 +136,42 @@ fn policy_values() -> PossibleValuesParser {
     )
 }
 
+/// Checks that every policy parameter given belongs to `policy`, and gathers them.
+fn policy_parameters(args: &Args, policy: PolicyKind) -> Result<Option<Windows>> {
+    let given = [
+        ("--compress", args.compress),
+        ("--lead", args.lead.is_some()),
+        ("--flexible-share", args.flexible_share.is_some()),
+        ("--relax-min", args.relax_min.is_some()),
+        ("--relax-max", args.relax_max.is_some()),
+    ];
+    if let Some((flag, _)) = given.iter().find(|&&(flag, set)| set && !policy.takes(flag)) {
+        let owners: Vec<&str> = PolicyKind::ALL.iter().filter(|p| p.takes(flag)).map(|p| p.name()).collect();
+        bail!("{flag} is a parameter of --policy {}, not of --policy {policy}", owners.join(" and "));
+    }
+    if args.ar_fraction > 0.0 && policy.takes("--lead") {
+        bail!("--ar-fraction: every request of --policy {policy} is an advance reservation already");
+    }
+    if !policy.takes("--lead") {
+        return Ok(None);
+    }
+    let d = Windows::default();
+    let windows = Windows {
+        lead: args.lead.unwrap_or(d.lead),
+        flexible: args.flexible_share.unwrap_or(d.flexible),
+        relax: (args.relax_min.unwrap_or(d.relax.0), args.relax_max.unwrap_or(d.relax.1)),
+    };
+    windows.validate().map_err(anyhow::Error::msg)?;
+    Ok(Some(windows))
+}
+
 /// Runs the command.
 pub fn run(args: &Args) -> Result<()> {
     if !(0.0..=1.0).contains(&args.ar_fraction) {
         bail!("--ar-fraction {} is not between 0 and 1", args.ar_fraction);
     }
     let policy: PolicyKind = args.policy.parse().map_err(anyhow::Error::msg)?;
-    if args.compress && !policy.spec().parameters.iter().any(|p| p.flag == "--compress") {
-        bail!("--compress is a parameter of conservative backfilling, not of --policy {policy}");
-    }
+    let windows = policy_parameters(args, policy)?;
     let kinds = if args.structure == "all" {
         Kind::ALL.to_vec()
     } else {
@@ -149,6 +189,7 @@ pub fn run(args: &Args) -> Result<()> {
         compress: args.compress,
         ar_fraction: args.ar_fraction,
         seed: args.seed,
+        windows,
     };
     println!("trace: {} ({} jobs read, capacity {})", info.name, info.jobs_read, load.capacity);
     for (reason, count) in &info.skipped {
@@ -206,6 +247,10 @@ pub fn run(args: &Args) -> Result<()> {
     print!("{}", table(&runs, args.trim));
     compare_schedules(&runs)?;
     if let Some(run) = runs.first() {
+        if !run.counts.is_empty() {
+            let counts: Vec<String> = run.counts.iter().map(|(what, n)| format!("{what} {n}")).collect();
+            println!("policy counts: {}", counts.join(", "));
+        }
         let s = ScheduleMetrics::new(run, &load, options.mode);
         println!(
             "schedule: utilisation {:.1} %, wait mean {:.0} s, p99 {} s (jobs that are not advance reservations)",

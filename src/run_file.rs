@@ -48,7 +48,22 @@ pub struct RunFile {
     pub operations: Operations,
     /// What the schedule achieved (the same for every structure).
     pub schedule: ScheduleMetrics,
+    /// What the policy counted, by name (absent for policies that count nothing).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub policy_counts: BTreeMap<String, u64>,
+    /// For the policies of fcfs-eds-slotted-array: `(time, utilisation)` of the
+    /// [`WINDOW_SLOTS`]-slot window starting at each time (its Fig 4), at most
+    /// [`WINDOW_POINTS`] windows, evenly spaced.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub utilisation_windows: Vec<(Time, f64)>,
 }
+
+/// The width of fcfs-eds-slotted-array's sliding utilisation window, in slots (section
+/// 4: 12 slots of 5 minutes, an hour).
+pub const WINDOW_SLOTS: u64 = 12;
+
+/// The most windows a run file keeps.
+pub const WINDOW_POINTS: u64 = 2_000;
 
 /// Where the workload came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -196,6 +211,53 @@ fn digest(run: &Run) -> String {
     format!("{hash:016x}")
 }
 
+/// The busy share of `capacity` in windows of `WINDOW_SLOTS` slots of width `slot`,
+/// starting at every slot of the schedule's span (every `stride`-th, so that at most
+/// [`WINDOW_POINTS`] are kept), each job busy for `ran(placement)` from its start.
+fn window_utilisation(
+    run: &Run,
+    capacity: u32,
+    slot: Time,
+    ran: impl Fn(&crate::replay::Placement) -> Time,
+) -> Vec<(Time, f64)> {
+    // Busy resource-time up to `t` is piecewise linear, bending where a job starts or ends.
+    let mut events: Vec<(Time, i64)> = Vec::with_capacity(2 * run.schedule.len());
+    for p in &run.schedule {
+        let n = p.set.count() as i64;
+        events.push((p.start, n));
+        events.push((p.start.saturating_add(ran(p)), -n));
+    }
+    events.sort_unstable();
+    let (Some(&(first, _)), Some(&(last, _))) = (events.first(), events.last()) else { return Vec::new() };
+    let mut bends: Vec<(Time, f64, i64)> = Vec::with_capacity(events.len());
+    let (mut area, mut rate, mut at) = (0.0_f64, 0_i64, first);
+    for (t, delta) in events {
+        area += rate as f64 * (t - at) as f64;
+        (at, rate) = (t, rate + delta);
+        match bends.last_mut() {
+            Some(last) if last.0 == t => *last = (t, area, rate),
+            _ => bends.push((t, area, rate)),
+        }
+    }
+    let busy_until = |t: Time| {
+        let k = bends.partition_point(|b| b.0 <= t).saturating_sub(1);
+        let (bt, area, rate) = bends[k];
+        area + rate as f64 * t.saturating_sub(bt) as f64
+    };
+    let first = first / slot * slot;
+    let width = WINDOW_SLOTS * slot;
+    let windows = last.saturating_sub(first).div_ceil(slot);
+    let stride = windows.div_ceil(WINDOW_POINTS).max(1);
+    let per_window = f64::from(capacity) * width as f64;
+    (0..windows)
+        .step_by(usize::try_from(stride).unwrap_or(usize::MAX))
+        .map(|k| {
+            let t = first + k * slot;
+            (t, (busy_until(t.saturating_add(width)) - busy_until(t)) / per_window)
+        })
+        .collect()
+}
+
 impl ScheduleMetrics {
     /// What `run`'s schedule of `workload` achieved, jobs running for their run time
     /// (`Mode::Simulate`) or their whole reservation.
@@ -291,16 +353,39 @@ impl RunFile {
                 sizes: run.sizes.clone(),
             },
             schedule: schedule_metrics(run, workload, options.mode),
+            policy_counts: run.counts.iter().map(|(&k, &v)| (k.to_owned(), v)).collect(),
+            utilisation_windows: match options.windows {
+                Some(_) => {
+                    let runtime: BTreeMap<i64, Time> =
+                        workload.requests.iter().map(|r| (r.id, r.runtime)).collect();
+                    window_utilisation(
+                        run,
+                        workload.capacity,
+                        run.structure.config_for(setup.config).slot,
+                        |p| match options.mode {
+                            Mode::Simulate => runtime.get(&p.id).copied().unwrap_or(p.end - p.start),
+                            Mode::PlanOnly => p.end - p.start,
+                        },
+                    )
+                }
+                None => Vec::new(),
+            },
         }
     }
 
-    /// Writes `DIR/<trace stem>.<structure>.json` and returns its path.
+    /// Writes `DIR/<trace stem>[.<policy>].<structure>.json` (the policy named unless it
+    /// is the default) and returns its path.
     ///
     /// # Errors
     /// When the folder cannot be made or the file written.
     pub fn write(&self, dir: &Path) -> Result<PathBuf> {
         fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let path = dir.join(format!("{}.{}.json", self.trace.stem(), self.structure));
+        // The default policy goes unnamed, as before there was a choice; others are named,
+        // so that replays of several policies can share a folder.
+        let policy = Some(self.options.policy)
+            .filter(|&p| p != crate::policy::PolicyKind::default())
+            .map_or(String::new(), |p| format!(".{p}"));
+        let path = dir.join(format!("{}{policy}.{}.json", self.trace.stem(), self.structure));
         // Compact: run files of whole traces are committed as published data.
         let json = serde_json::to_string(self).context("cannot encode the run")?;
         fs::write(&path, json + "\n").with_context(|| format!("cannot write {}", path.display()))?;

@@ -37,9 +37,28 @@ fn help_lists_every_policy_and_a_policy_parameter_is_refused_elsewhere() {
     }
     let (ok, _, err) = resbench(&["replay", "--policy", "easy", "--compress", "--limit", "10"]);
     assert!(
-        !ok && err.contains("--compress is a parameter of conservative backfilling, not of --policy easy"),
+        !ok && err.contains("--compress is a parameter of --policy conservative, not of --policy easy"),
         "{err}"
     );
+    let refusals: [(&[&str], &str); 4] = [
+        (
+            &["--lead", "4"],
+            "--lead is a parameter of --policy fcfs-eds and flexible, not of --policy conservative",
+        ),
+        (
+            &["--policy", "fcfs-eds", "--relax-min", "0"],
+            "--relax-min 0 and --relax-max 24 are not a range of at least one slot",
+        ),
+        (&["--policy", "flexible", "--flexible-share", "1.5"], "--flexible-share 1.5 is not between 0 and 1"),
+        (
+            &["--policy", "fcfs-eds", "--ar-fraction", "0.5"],
+            "--ar-fraction: every request of --policy fcfs-eds is an advance reservation already",
+        ),
+    ];
+    for (args, expected) in refusals {
+        let (ok, _, err) = resbench(&[&["replay", "--limit", "10"], args].concat());
+        assert!(!ok && err.contains(expected), "{args:?}: {err}");
+    }
     let (ok, out, err) =
         resbench(&["replay", "--policy", "easy", "--limit", "300", "--verify", "--slot", "60"]);
     assert!(ok, "{err}");

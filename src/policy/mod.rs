@@ -7,6 +7,7 @@
 //! [`PolicyKind::spec`] is the one place that names a policy and holds its facts.
 
 mod conservative;
+mod eds;
 mod queue;
 
 use std::fmt;
@@ -14,6 +15,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use structures::registry::Source;
+
+pub use eds::{Windows, MAX_CHECKS};
 
 use crate::replay::{Options, ReplayError, Sim};
 
@@ -48,6 +51,10 @@ pub enum PolicyKind {
     Easy,
     /// First come, first served, without backfilling.
     Fcfs,
+    /// FCFS-EDS: flexible advance reservations, planned ahead by shifting earlier ones.
+    FcfsEds,
+    /// Flexible advance reservations without advance planning (FCFS-EDS's baseline).
+    Flexible,
 }
 
 /// A policy's parameter, as `--help` and the reports describe it.
@@ -58,6 +65,23 @@ pub struct Parameter {
     /// What it means.
     pub meaning: &'static str,
 }
+
+/// The windows of starts FCFS-EDS and its baseline draw (see [`Windows`]).
+const WINDOW_PARAMETERS: &[Parameter] = &[
+    Parameter {
+        flag: "--lead",
+        meaning: "the longest lead of a request's earliest start over its arrival, in slots",
+    },
+    Parameter {
+        flag: "--flexible-share",
+        meaning: "the share of requests with a window of starts; the others are rigid",
+    },
+    Parameter {
+        flag: "--relax-min",
+        meaning: "the shortest relax time t_r = t_ls - t_es of a flexible request, in slots",
+    },
+    Parameter { flag: "--relax-max", meaning: "the longest relax time of a flexible request, in slots" },
+];
 
 /// What the registry knows of a policy.
 #[derive(Debug, Clone, Copy)]
@@ -76,7 +100,13 @@ pub struct Spec {
 
 impl PolicyKind {
     /// Every policy, in the order tables list them.
-    pub const ALL: [PolicyKind; 3] = [PolicyKind::Conservative, PolicyKind::Easy, PolicyKind::Fcfs];
+    pub const ALL: [PolicyKind; 5] = [
+        PolicyKind::Conservative,
+        PolicyKind::Easy,
+        PolicyKind::Fcfs,
+        PolicyKind::FcfsEds,
+        PolicyKind::Flexible,
+    ];
 
     /// The registry entry.
     pub fn spec(self) -> Spec {
@@ -105,12 +135,31 @@ impl PolicyKind {
                 parameters: &[],
                 build: |_| Box::new(queue::Queue::new(false)),
             },
+            PolicyKind::FcfsEds => Spec {
+                name: "fcfs-eds",
+                description: "FCFS-EDS: each request a reservation with a window of starts; when first fit fails, earlier flexible reservations shift within their windows to make room, or nothing changes",
+                source: Source { paper: "fcfs-eds-slotted-array", section: Some("3, Algorithm 1") },
+                parameters: WINDOW_PARAMETERS,
+                build: |options| Box::new(eds::Eds::new(true, options.windows.unwrap_or_default(), options.seed)),
+            },
+            PolicyKind::Flexible => Spec {
+                name: "flexible",
+                description: "flexible advance reservation without advance planning: first fit within each request's window of starts, never moving an accepted one",
+                source: Source { paper: "fcfs-eds-slotted-array", section: Some("4 (its baseline)") },
+                parameters: WINDOW_PARAMETERS,
+                build: |options| Box::new(eds::Eds::new(false, options.windows.unwrap_or_default(), options.seed)),
+            },
         }
     }
 
     /// The `--policy` value.
     pub fn name(self) -> &'static str {
         self.spec().name
+    }
+
+    /// Whether the policy takes `flag` (one of its [`Spec::parameters`]).
+    pub fn takes(self, flag: &str) -> bool {
+        self.spec().parameters.iter().any(|p| p.flag == flag)
     }
 
     /// A fresh policy of this kind for one replay under `options`.

@@ -48,8 +48,11 @@ pub struct Options {
     pub compress: bool,
     /// The fraction of jobs that are advance reservations.
     pub ar_fraction: f64,
-    /// Seeds the choice of advance reservations.
+    /// Seeds the choice of advance reservations (and FCFS-EDS's windows).
     pub seed: u64,
+    /// FCFS-EDS and its baseline: how windows of starts are drawn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub windows: Option<crate::policy::Windows>,
 }
 
 impl Default for Options {
@@ -60,6 +63,7 @@ impl Default for Options {
             compress: false,
             ar_fraction: 0.0,
             seed: 1,
+            windows: None,
         }
     }
 }
@@ -115,6 +119,8 @@ pub struct Run {
     pub unplaced: usize,
     /// Advance reservations.
     pub ar: ArCounts,
+    /// What the policy counted (requests accepted, reservations shifted, ...), by name.
+    pub counts: BTreeMap<&'static str, u64>,
     /// The furthest any window reached past the slot it was asked in.
     pub reach: Time,
     /// Time spent in the run.
@@ -135,6 +141,7 @@ impl Run {
             sizes: Vec::new(),
             unplaced: 0,
             ar: ArCounts::default(),
+            counts: BTreeMap::new(),
             reach: 0,
             wall: Duration::ZERO,
             schedule: Vec::new(),

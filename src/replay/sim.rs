@@ -109,6 +109,7 @@ impl<'a> Sim<'a> {
         let end = match &op {
             Op::Check { end, .. } | Op::Allocate { end, .. } | Op::Release { end, .. } => Some(*end),
             Op::Options { to, .. } => Some(*to),
+            Op::Earliest { ready, duration, .. } => Some(ready.saturating_add(*duration)),
             _ => None,
         };
         if let Some(end) = end {
@@ -147,20 +148,40 @@ impl<'a> Sim<'a> {
         self.placed[i].as_ref()
     }
 
+    /// Whether a window ending at `end` ends within the horizon; if not, it is counted
+    /// and no op is made (the structure would refuse it).
+    fn within_horizon(&mut self, end: Time) -> bool {
+        let index = self.runner.index();
+        let config = index.config();
+        let within =
+            config.horizon.is_none() || config.ceil(end).is_some_and(|e| e <= config.limit(index.now()));
+        if !within {
+            self.count("windows beyond the horizon", 1);
+        }
+        within
+    }
+
     /// Job `i`'s window from `start` if it fits there: `check` over `[start, start +
-    /// duration)`.
+    /// duration)`. `None` also when the window ends beyond the horizon.
     pub(crate) fn check(&mut self, i: usize, start: Time) -> Result<Option<TimeFrame>, ReplayError> {
         let r = self.requests[i];
         let end = start.saturating_add(r.duration);
+        if !self.within_horizon(end) {
+            return Ok(None);
+        }
         Ok(match self.step(r.id, Op::Check { start, end, n: r.n })? {
             Outcome::Free(Some(free)) => Some(TimeFrame { start, end, free }),
             _ => None,
         })
     }
 
-    /// Job `i`'s earliest window from `ready` on: `earliest`.
+    /// Job `i`'s earliest window from `ready` on: `earliest` (`None` when even a start at
+    /// `ready` would end beyond the horizon).
     pub(crate) fn earliest(&mut self, i: usize, ready: Time) -> Result<Option<TimeFrame>, ReplayError> {
         let r = self.requests[i];
+        if !self.within_horizon(ready.saturating_add(r.duration)) {
+            return Ok(None);
+        }
         Ok(match self.step(r.id, Op::Earliest { ready, duration: r.duration, n: r.n })? {
             Outcome::Start(frame) => frame,
             _ => None,
@@ -191,6 +212,16 @@ impl<'a> Sim<'a> {
         self.version[i] += 1;
         self.step(p.id, Op::Release { start: p.start, end: p.end, set: p.set.clone() })?;
         Ok(Some(p))
+    }
+
+    /// The slot width of the structure's configuration.
+    pub(crate) fn slot(&self) -> Time {
+        self.runner.index().config().slot
+    }
+
+    /// Adds `n` to the policy's count `what` (kept in the run, and its run file).
+    pub(crate) fn count(&mut self, what: &'static str, n: u64) {
+        *self.run.counts.entry(what).or_insert(0) += n;
     }
 
     /// Counts a job no window could be found for before the horizon.

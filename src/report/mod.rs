@@ -6,6 +6,7 @@
 pub mod bench;
 mod doc;
 mod plots;
+mod policies;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -278,6 +279,7 @@ pub fn render(runs: &[RunFile], out: &Path, command: &str) -> Result<PathBuf> {
     for (index, group) in groups.iter().enumerate() {
         section(group, index + 1, out, &mut blocks)?;
     }
+    blocks.extend(policies::comparison(runs, out)?);
     let md = out.join("index.md");
     fs::write(&md, doc::markdown(&blocks)).with_context(|| format!("cannot write {}", md.display()))?;
     let html = out.join("index.html");

@@ -214,3 +214,37 @@ pub fn growth(path: &Path, title: &str, series: &[Series<'_>]) -> Result<()> {
     legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
     root.present().map_err(failed)
 }
+
+/// Lines on linear axes, one per series (fcfs-eds-slotted-array's Fig 4: utilisation
+/// over time).
+///
+/// # Errors
+/// When there is nothing to plot or the file cannot be written.
+pub fn lines(path: &Path, title: &str, (x_desc, y_desc): (&str, &str), series: &[Series<'_>]) -> Result<()> {
+    let all = || series.iter().flat_map(|s| s.points.iter());
+    let (x_lo, x_hi) = all().fold((f64::MAX, f64::MIN), |(lo, hi), p| (lo.min(p.0), hi.max(p.0)));
+    let y_hi = all().fold(0.0_f64, |hi, p| hi.max(p.1));
+    if x_lo > x_hi {
+        return Err(anyhow!("no points to plot"));
+    }
+    let root = SVGBackend::new(path, (720, 440)).into_drawing_area();
+    root.fill(&WHITE).map_err(failed)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x_lo..x_hi.max(x_lo + 1.0), 0.0..(y_hi * 1.1).max(1.0))
+        .map_err(failed)?;
+    chart.configure_mesh().x_desc(x_desc).y_desc(y_desc).draw().map_err(failed)?;
+    for (i, line) in series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        chart
+            .draw_series(LineSeries::new(line.points.iter().copied(), color.stroke_width(1)))
+            .map_err(failed)?
+            .label(line.name)
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
+    }
+    legend(&mut chart, SeriesLabelPosition::LowerRight)?;
+    root.present().map_err(failed)
+}

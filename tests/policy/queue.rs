@@ -1,51 +1,14 @@
-//! The policy layer: the registry, EASY and FCFS worked by hand and against a
-//! counting reference, and every policy deciding alike on every structure.
-
-use std::collections::BTreeSet;
+//! `src/policy/queue.rs`: EASY and FCFS worked by hand and FCFS against a counting
+//! reference.
 
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use resbench::policy::PolicyKind;
-use resbench::replay::{horizon_for, replay, Mode, Options, ReplayConfig, Run, Silent};
-use resbench::run_file::ScheduleMetrics;
-use resbench::workload::{Request, Workload};
-use structures::{Config, Kind};
+use resbench::replay::Mode;
+use resbench::workload::Workload;
+use structures::Kind;
 
-fn job(id: i64, submit: u64, n: u32, duration: u64, runtime: u64) -> Request {
-    Request { id, submit, n, duration, runtime }
-}
-
-fn load(capacity: u32, requests: Vec<Request>) -> Workload {
-    Workload { capacity, requests, skipped: Default::default() }
-}
-
-/// Replays `load` under `policy` on `kind` beside the oracle, with the horizon the
-/// workload needs (as `resbench replay` computes it), so that every structure can take it.
-fn run(kind: Kind, load: &Workload, policy: PolicyKind, mode: Mode) -> Run {
-    let options = Options { policy, mode, ..Options::default() };
-    let horizon = horizon_for(load, 1, &options).unwrap();
-    let setup = ReplayConfig { config: Config { slot: 1, horizon: Some(horizon) }, options, verify: true };
-    replay(kind, load, &setup, &mut Silent).unwrap()
-}
-
-/// `(id, start)` of every placed job.
-fn starts(run: &Run) -> Vec<(i64, u64)> {
-    run.schedule.iter().map(|p| (p.id, p.start)).collect()
-}
-
-#[test]
-fn every_policy_is_registered_once_with_its_source() {
-    let names: BTreeSet<&str> = PolicyKind::ALL.iter().map(|p| p.name()).collect();
-    assert_eq!(names.len(), PolicyKind::ALL.len());
-    for policy in PolicyKind::ALL {
-        assert_eq!(policy.name().parse::<PolicyKind>(), Ok(policy));
-        let spec = policy.spec();
-        assert!(!spec.description.is_empty() && spec.source.section.is_some(), "{policy}");
-    }
-    let e = "nope".parse::<PolicyKind>().unwrap_err();
-    assert!(e.contains("unknown policy \"nope\"") && e.contains("conservative"), "{e}");
-    assert_eq!(PolicyKind::default(), PolicyKind::ALL[0]);
-}
+use super::{job, load, random_load, run, starts};
 
 /// 4 resources. A (2 for 100) starts at 0; B (all 4 for 100) must wait for A, so at 100;
 /// C (2 for 50) at 2 fits beside A and ends before B starts; D (2 for 500) at 3 fits
@@ -116,19 +79,6 @@ fn fcfs_by_counting(load: &Workload) -> Vec<(i64, u64)> {
     out
 }
 
-fn random_load(rng: &mut StdRng, jobs: usize) -> Workload {
-    let capacity = rng.random_range(1..=8);
-    let mut submit = 0;
-    let requests = (0..jobs)
-        .map(|id| {
-            submit += rng.random_range(0..20);
-            let duration = rng.random_range(1..60);
-            job(id as i64, submit, rng.random_range(1..=capacity), duration, rng.random_range(1..=duration))
-        })
-        .collect();
-    load(capacity, requests)
-}
-
 #[test]
 fn fcfs_matches_counting_on_random_workloads() {
     let mut rng = StdRng::seed_from_u64(20);
@@ -138,22 +88,5 @@ fn fcfs_matches_counting_on_random_workloads() {
         let mut got = starts(&run(kind, &load, PolicyKind::Fcfs, Mode::Simulate));
         got.sort_unstable();
         assert_eq!(got, fcfs_by_counting(&load), "case {case} on {kind}: {load:?}");
-    }
-}
-
-#[test]
-fn every_policy_decides_alike_on_every_structure() {
-    let mut rng = StdRng::seed_from_u64(21);
-    let loads: Vec<Workload> = (0..10).map(|_| random_load(&mut rng, 30)).collect();
-    for policy in PolicyKind::ALL {
-        for mode in [Mode::Simulate, Mode::PlanOnly] {
-            for load in &loads {
-                let digests: BTreeSet<String> = Kind::ALL
-                    .into_iter()
-                    .map(|kind| ScheduleMetrics::new(&run(kind, load, policy, mode), load, mode).digest)
-                    .collect();
-                assert_eq!(digests.len(), 1, "{policy} {mode:?}: {load:?}");
-            }
-        }
     }
 }
