@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use indicatif::{ProgressBar, ProgressStyle};
-use resbench::policy::{PolicyKind, Windows};
+use resbench::policy::{Attempts, PolicyKind, Windows};
 use resbench::replay::{horizon_for, replay, table, Mode, Observer, Options, ReplayConfig, Run};
 use resbench::run_file::{trace_info, RunFile, ScheduleMetrics, Setup, TraceInfo};
 use resbench::synthetic::Synthetic;
@@ -78,6 +78,13 @@ pub struct Args {
     /// FCFS-EDS and flexible: the longest relax time, in slots [default: 24].
     #[arg(long)]
     relax_max: Option<u64>,
+    /// coalloc: Δt, the step between a request's attempts, seconds [default: 900].
+    #[arg(long)]
+    delta_t: Option<u64>,
+    /// coalloc: R_max, the most attempts per request [default: half the slots of the
+    /// horizon; the horizon is 30 days unless --horizon gives one].
+    #[arg(long)]
+    rmax: Option<u64>,
     /// The fraction of jobs that are advance reservations (start 0-3 h after submit).
     #[arg(long, default_value_t = 0.0)]
     ar_fraction: f64,
@@ -144,6 +151,8 @@ fn policy_parameters(args: &Args, policy: PolicyKind) -> Result<Option<Windows>>
         ("--flexible-share", args.flexible_share.is_some()),
         ("--relax-min", args.relax_min.is_some()),
         ("--relax-max", args.relax_max.is_some()),
+        ("--delta-t", args.delta_t.is_some()),
+        ("--rmax", args.rmax.is_some()),
     ];
     if let Some((flag, _)) = given.iter().find(|&&(flag, set)| set && !policy.takes(flag)) {
         let owners: Vec<&str> = PolicyKind::ALL.iter().filter(|p| p.takes(flag)).map(|p| p.name()).collect();
@@ -182,6 +191,17 @@ pub fn run(args: &Args) -> Result<()> {
     }
     let (info, load) = read_workload(args)?;
     let mut config = Config { slot: args.slot, horizon: args.horizon };
+    let attempts = if policy.takes("--rmax") {
+        let horizon = *config.horizon.get_or_insert(Attempts::HORIZON.div_ceil(args.slot.max(1)) * args.slot);
+        let attempts = Attempts {
+            delta: args.delta_t.unwrap_or(Attempts::DELTA),
+            rmax: args.rmax.unwrap_or(Attempts::rmax_for(horizon, args.slot)),
+        };
+        attempts.validate().map_err(anyhow::Error::msg)?;
+        Some(attempts)
+    } else {
+        None
+    };
     config.validate(load.capacity).map_err(|e| anyhow::anyhow!("--slot/--horizon: {e}"))?;
     let options = Options {
         policy,
@@ -190,6 +210,7 @@ pub fn run(args: &Args) -> Result<()> {
         ar_fraction: args.ar_fraction,
         seed: args.seed,
         windows,
+        attempts,
     };
     println!("trace: {} ({} jobs read, capacity {})", info.name, info.jobs_read, load.capacity);
     for (reason, count) in &info.skipped {

@@ -56,6 +56,94 @@ pub struct RunFile {
     /// [`WINDOW_POINTS`] windows, evenly spaced.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub utilisation_windows: Vec<(Time, f64)>,
+    /// For policies that retry (coallocation-2d-trees): attempts and waits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<AttemptMetrics>,
+}
+
+/// The spatial sizes coallocation-2d-trees groups requests by (Table 2): 50 servers.
+pub const SIZE_GROUP: u32 = 50;
+
+/// The quantiles a run file keeps of waits and temporal penalties.
+pub const QUANTILES: [f64; 12] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0];
+
+/// Attempts and waits of a policy that retries (coallocation-2d-trees, section 5).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttemptMetrics {
+    /// Requests handled.
+    pub requests: u64,
+    /// Requests rejected (no attempt fitted).
+    pub rejected: u64,
+    /// Mean attempts per request.
+    pub mean_attempts: f64,
+    /// By spatial size, in groups of [`SIZE_GROUP`] (Table 2 and Fig 5).
+    pub by_size: Vec<SizeGroup>,
+    /// `(q, W_r)`: quantiles of the accepted requests' waits, seconds (Fig 4 a, 6).
+    pub wait_quantiles: Vec<(f64, Time)>,
+    /// `(q, P)`: quantiles of the temporal penalty `W_r / l_r` (Fig 3).
+    pub penalty_quantiles: Vec<(f64, f64)>,
+}
+
+/// The requests of one size group.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SizeGroup {
+    /// Sizes in `(upto - SIZE_GROUP, upto]`.
+    pub upto: u32,
+    /// Requests in the group.
+    pub requests: u64,
+    /// Mean attempts per request.
+    pub mean_attempts: f64,
+    /// Mean `W_r` of the accepted ones, seconds.
+    pub mean_wait: f64,
+}
+
+/// The nearest-rank quantiles [`QUANTILES`] of `values` (sorted here).
+fn quantiles<T: Copy + PartialOrd>(mut values: Vec<T>) -> Vec<(f64, T)> {
+    values.sort_unstable_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    if values.is_empty() {
+        return Vec::new();
+    }
+    let len = values.len();
+    QUANTILES.iter().map(|&q| (q, values[((q * len as f64).ceil() as usize).clamp(1, len) - 1])).collect()
+}
+
+impl AttemptMetrics {
+    /// The metrics of `trials`, or `None` when the policy recorded none.
+    pub fn new(trials: &[crate::replay::Trial]) -> Option<Self> {
+        if trials.is_empty() {
+            return None;
+        }
+        let mut groups: BTreeMap<u32, (u64, u64, u64, u64)> = BTreeMap::new();
+        for t in trials {
+            let g = groups.entry(t.n.div_ceil(SIZE_GROUP) * SIZE_GROUP).or_default();
+            g.0 += 1;
+            g.1 += t.attempts;
+            if let Some(w) = t.wait {
+                (g.2, g.3) = (g.2 + w, g.3 + 1);
+            }
+        }
+        let accepted: Vec<&crate::replay::Trial> = trials.iter().filter(|t| t.wait.is_some()).collect();
+        Some(Self {
+            requests: trials.len() as u64,
+            rejected: (trials.len() - accepted.len()) as u64,
+            mean_attempts: trials.iter().map(|t| t.attempts as f64).sum::<f64>() / trials.len() as f64,
+            by_size: groups
+                .into_iter()
+                .map(|(upto, (requests, attempts, waited, accepted))| SizeGroup {
+                    upto,
+                    requests,
+                    mean_attempts: attempts as f64 / requests as f64,
+                    mean_wait: waited as f64 / accepted.max(1) as f64,
+                })
+                .collect(),
+            wait_quantiles: quantiles(accepted.iter().filter_map(|t| t.wait).collect()),
+            penalty_quantiles: quantiles(
+                accepted.iter().filter_map(|t| t.wait.map(|w| w as f64 / t.length.max(1) as f64)).collect(),
+            ),
+        })
+    }
 }
 
 /// The width of fcfs-eds-slotted-array's sliding utilisation window, in slots (section
@@ -370,6 +458,7 @@ impl RunFile {
                 }
                 None => Vec::new(),
             },
+            attempts: AttemptMetrics::new(&run.trials),
         }
     }
 

@@ -6,6 +6,7 @@
 //!
 //! [`PolicyKind::spec`] is the one place that names a policy and holds its facts.
 
+mod coalloc;
 mod conservative;
 mod eds;
 mod queue;
@@ -16,6 +17,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use structures::registry::Source;
 
+pub use coalloc::Attempts;
 pub use eds::{Windows, MAX_CHECKS};
 
 use crate::replay::{Options, ReplayError, Sim};
@@ -55,6 +57,8 @@ pub enum PolicyKind {
     FcfsEds,
     /// Flexible advance reservations without advance planning (FCFS-EDS's baseline).
     Flexible,
+    /// Online co-allocation with `Δt` and `R_max`.
+    Coalloc,
 }
 
 /// A policy's parameter, as `--help` and the reports describe it.
@@ -100,12 +104,13 @@ pub struct Spec {
 
 impl PolicyKind {
     /// Every policy, in the order tables list them.
-    pub const ALL: [PolicyKind; 5] = [
+    pub const ALL: [PolicyKind; 6] = [
         PolicyKind::Conservative,
         PolicyKind::Easy,
         PolicyKind::Fcfs,
         PolicyKind::FcfsEds,
         PolicyKind::Flexible,
+        PolicyKind::Coalloc,
     ];
 
     /// The registry entry.
@@ -148,6 +153,16 @@ impl PolicyKind {
                 source: Source { paper: "fcfs-eds-slotted-array", section: Some("4 (its baseline)") },
                 parameters: WINDOW_PARAMETERS,
                 build: |options| Box::new(eds::Eds::new(false, options.windows.unwrap_or_default(), options.seed)),
+            },
+            PolicyKind::Coalloc => Spec {
+                name: "coalloc",
+                description: "online co-allocation: each request tried at its start, then every Δt later, at most R_max times; rejected if none fits",
+                source: Source { paper: "coallocation-2d-trees", section: Some("2 and 4.2") },
+                parameters: &[
+                    Parameter { flag: "--delta-t", meaning: "Δt, the step between attempts, seconds (the paper: 900)" },
+                    Parameter { flag: "--rmax", meaning: "R_max, the most attempts per request (the paper: Q/2, half the slots of the horizon)" },
+                ],
+                build: |options| Box::new(coalloc::Coalloc::new(options.attempts.unwrap_or_default())),
             },
         }
     }

@@ -53,6 +53,9 @@ pub struct Options {
     /// FCFS-EDS and its baseline: how windows of starts are drawn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub windows: Option<crate::policy::Windows>,
+    /// Online co-allocation: `Δt` and `R_max`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<crate::policy::Attempts>,
 }
 
 impl Default for Options {
@@ -64,6 +67,7 @@ impl Default for Options {
             ar_fraction: 0.0,
             seed: 1,
             windows: None,
+            attempts: None,
         }
     }
 }
@@ -98,6 +102,19 @@ pub struct ArCounts {
     pub offered: Vec<u64>,
 }
 
+/// One request's scheduling attempts under a policy that retries (coallocation-2d-trees).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Trial {
+    /// Its spatial size `n_r`.
+    pub n: u32,
+    /// Its temporal size `l_r`.
+    pub length: Time,
+    /// Attempts made.
+    pub attempts: u64,
+    /// `W_r`: how long after the start it asked for it starts; `None` if rejected.
+    pub wait: Option<Time>,
+}
+
 /// What one structure did over a replay.
 #[derive(Debug, Clone)]
 pub struct Run {
@@ -121,6 +138,8 @@ pub struct Run {
     pub ar: ArCounts,
     /// What the policy counted (requests accepted, reservations shifted, ...), by name.
     pub counts: BTreeMap<&'static str, u64>,
+    /// Each request's attempts, for policies that retry (in arrival order).
+    pub trials: Vec<Trial>,
     /// The furthest any window reached past the slot it was asked in.
     pub reach: Time,
     /// Time spent in the run.
@@ -142,6 +161,7 @@ impl Run {
             unplaced: 0,
             ar: ArCounts::default(),
             counts: BTreeMap::new(),
+            trials: Vec::new(),
             reach: 0,
             wall: Duration::ZERO,
             schedule: Vec::new(),

@@ -148,13 +148,17 @@ impl<'a> Sim<'a> {
         self.placed[i].as_ref()
     }
 
-    /// Whether a window ending at `end` ends within the horizon; if not, it is counted
-    /// and no op is made (the structure would refuse it).
-    fn within_horizon(&mut self, end: Time) -> bool {
+    /// Whether a window ending at `end` ends within the horizon.
+    pub(crate) fn ends_within_horizon(&self, end: Time) -> bool {
         let index = self.runner.index();
         let config = index.config();
-        let within =
-            config.horizon.is_none() || config.ceil(end).is_some_and(|e| e <= config.limit(index.now()));
+        config.horizon.is_none() || config.ceil(end).is_some_and(|e| e <= config.limit(index.now()))
+    }
+
+    /// [`Sim::ends_within_horizon`], counting the windows that do not (no op is made for
+    /// them: the structure would refuse them).
+    fn within_horizon(&mut self, end: Time) -> bool {
+        let within = self.ends_within_horizon(end);
         if !within {
             self.count("windows beyond the horizon", 1);
         }
@@ -222,6 +226,13 @@ impl<'a> Sim<'a> {
     /// Adds `n` to the policy's count `what` (kept in the run, and its run file).
     pub(crate) fn count(&mut self, what: &'static str, n: u64) {
         *self.run.counts.entry(what).or_insert(0) += n;
+    }
+
+    /// Records that request `i` took `attempts` tries, and waited `wait` past the start it
+    /// asked for (`None`: rejected).
+    pub(crate) fn tried(&mut self, i: usize, attempts: u64, wait: Option<Time>) {
+        let r = self.requests[i];
+        self.run.trials.push(super::Trial { n: r.n, length: r.duration, attempts, wait });
     }
 
     /// Counts a job no window could be found for before the horizon.
