@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
-use crate::shell::{Basis, Engine, Shell, Step};
+use crate::shell::{changes, Basis, Engine, Shell, Step};
 use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame};
 
 /// An array of time slots over a rolling horizon.
@@ -193,12 +193,14 @@ impl Engine for Slots {
         self.cut(at, s, e, set);
     }
 
-    fn steps<'a>(&'a self, at: &'a Basis, s: Time, _: Time) -> impl Iterator<Item = Step<'a>> {
+    /// One step per run of equal slots in the window.
+    fn steps<'a>(&'a self, at: &'a Basis, s: Time, e: Time) -> impl Iterator<Item = Step<'a>> {
         let from = at.slot_index(s);
-        self.slots
-            .range(from..)
-            .enumerate()
-            .map(move |(i, slot)| (at.slot_start(from + i), Cow::Borrowed(&slot.free)))
+        changes(
+            self.window(at, s, e)
+                .enumerate()
+                .map(move |(i, slot)| (at.slot_start(from + i), Cow::Borrowed(&slot.free))),
+        )
     }
 
     /// Drops the slots before `now` and appends as many empty ones at the horizon; the
