@@ -101,6 +101,40 @@ fn long_ops_line(mut stdin: impl Write) {
     }
 }
 
+/// A million ordinary op lines for `ops --structure slotted --capacity 64 --horizon
+/// 1048576`: id 63 is booked over the whole horizon, then, while the present moves on a
+/// slot per cycle, each cycle books one id over ten slots somewhere ahead, checks and
+/// searches that window, and releases it in two halves (an early end, then the rest).
+/// Every release used to walk back over every slot the long booking could reach.
+/// Stops quietly when the reader stops.
+fn slotted_ops_stream(stdin: impl Write) {
+    let mut out = std::io::BufWriter::new(stdin);
+    let _ = (|| -> std::io::Result<()> {
+        writeln!(out, r#"{{"op":"allocate","start":0,"end":1048576,"set":[[63,64]]}}"#)?;
+        // Six lines a cycle: just over a million lines with the first.
+        for now in 0..166_667u64 {
+            let (t, id) = (now + 1 + now * 7_919 % 1_000_000, now % 63);
+            let (mid, end, set) = (t + 5, t + 10, format!("[[{id},{}]]", id + 1));
+            writeln!(out, r#"{{"op":"advance","now":{now}}}"#)?;
+            writeln!(out, r#"{{"op":"allocate","start":{t},"end":{end},"set":{set}}}"#)?;
+            writeln!(out, r#"{{"op":"check","start":{t},"end":{end},"n":2}}"#)?;
+            writeln!(out, r#"{{"op":"earliest","ready":{t},"duration":10,"n":2}}"#)?;
+            writeln!(out, r#"{{"op":"release","start":{mid},"end":{end},"set":{set}}}"#)?;
+            writeln!(out, r#"{{"op":"release","start":{t},"end":{mid},"set":{set}}}"#)?;
+        }
+        out.flush()
+    })();
+}
+
+/// The generator that writes a case's stdin, by its `stdin_generate` name.
+fn stdin_generator(name: &str) -> fn(std::process::ChildStdin) {
+    match name {
+        "long_ops_line" => long_ops_line,
+        "slotted_ops_stream" => slotted_ops_stream,
+        other => panic!("no stdin generator {other}"),
+    }
+}
+
 fn text(case: &Value, key: &str) -> Option<String> {
     case.get(key).and_then(Value::as_str).map(str::to_owned)
 }
@@ -130,7 +164,9 @@ fn run_case(case: &Value, cases: &Path, tmp: &Path) -> Option<String> {
     };
     let started = Instant::now();
     let mut child = command.spawn().unwrap();
-    let writer = child.stdin.take().map(|stdin| thread::spawn(move || long_ops_line(stdin)));
+    let generate = text(case, "stdin_generate").map(|name| stdin_generator(&name));
+    let writer =
+        child.stdin.take().zip(generate).map(|(stdin, generate)| thread::spawn(move || generate(stdin)));
     let drain = |mut pipe: Box<dyn Read + Send>| {
         thread::spawn(move || {
             let mut bytes = Vec::new();

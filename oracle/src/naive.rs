@@ -183,12 +183,21 @@ impl AvailabilityIndex for Oracle {
     }
 
     /// For each id, its free runs over the instants of the window, grouped by interval.
+    /// Ids are taken in blocks: between two neighbouring range ends of the free sets,
+    /// every id is in exactly the same sets, so one id speaks for its whole block (at
+    /// capacity 2^32 - 1 there are billions of ids but only a few blocks).
     fn free_frames(&self, from: Time, to: Time) -> Result<Vec<TimeFrame>, Error> {
         let (s, e) = rules::window(self.config, self.now, from, to)?;
         let points = self.instants(s, e);
         let free: Vec<RangeSet> = points.iter().map(|&t| self.free_at(t)).collect();
+        let mut edges: Vec<u32> =
+            free.iter().flat_map(|f| f.ranges().iter().flat_map(|&(lo, hi)| [lo, hi])).collect();
+        edges.extend([0, self.capacity]);
+        edges.sort_unstable();
+        edges.dedup();
         let mut frames: Vec<TimeFrame> = Vec::new();
-        for id in 0..self.capacity {
+        for block in edges.windows(2) {
+            let (id, ids) = (block[0], RangeSet::from_range(block[0], block[1]));
             let mut run_start = None;
             for (i, &t) in points.iter().chain([&e]).enumerate() {
                 let is_free = free.get(i).is_some_and(|f| f.contains(id));
@@ -196,8 +205,8 @@ impl AvailabilityIndex for Oracle {
                     (None, true) => run_start = Some(t),
                     (Some(start), false) => {
                         match frames.iter_mut().find(|f| f.start == start && f.end == t) {
-                            Some(f) => f.free = f.free.union(&RangeSet::from_ids([id])),
-                            None => frames.push(TimeFrame { start, end: t, free: RangeSet::from_ids([id]) }),
+                            Some(f) => f.free = f.free.union(&ids),
+                            None => frames.push(TimeFrame { start, end: t, free: ids.clone() }),
                         }
                         run_start = None;
                     }

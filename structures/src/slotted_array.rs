@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
-use crate::shell::{Basis, Engine, Shell, Step};
+use crate::shell::{changes, Basis, Engine, Shell, Step};
 use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame};
 
 /// An array of time slots over a rolling horizon.
@@ -60,27 +60,57 @@ impl Slots {
     }
 
     /// Cuts `[s, e) x set` out of the reservations that overlap it, re-filing the pieces.
+    /// The shell has checked that every id of `set` is busy throughout the window, so at
+    /// `s` each is held by exactly one running reservation: the walk back from the
+    /// window's first slot stops once all are found, instead of going back as far as the
+    /// longest reservation could reach (which, after one long reservation, is every slot).
     fn cut(&mut self, at: &Basis, s: Time, e: Time, set: &RangeSet) {
-        let first = at.slot_index(s.saturating_sub(self.longest).max(at.now));
+        let (first, last) = (at.slot_index(s), at.slot_index(e - 1));
+        let reach = at.slot_index(s.saturating_sub(self.longest).max(at.now));
         let mut pieces = Vec::new();
-        for i in first..at.slot_index(e - 1) + 1 {
-            let start = at.slot_start(i);
-            let list = std::mem::take(&mut self.slots[i].starts);
-            let (hit, kept): (Vec<_>, Vec<_>) =
-                list.into_iter().partition(|r| r.end > s && !r.ids.intersect(set).is_empty());
-            self.slots[i].starts = kept;
-            for r in hit {
-                let (mid_start, mid_end) = (start.max(s), r.end.min(e));
-                pieces.push((start, mid_start, r.ids.clone()));
-                pieces.push((mid_end, r.end, r.ids.clone()));
-                pieces.push((mid_start, mid_end, r.ids.subtract(set)));
+        // Reservations filed in the window's first slot start at `s`, so run at `s`.
+        let mut missing = set.subtract(&self.take_overlapping(at, first, s, e, set, &mut pieces));
+        for i in first + 1..=last {
+            self.take_overlapping(at, i, s, e, set, &mut pieces);
+        }
+        for i in (reach..first).rev() {
+            if missing.is_empty() {
+                break;
             }
+            missing = missing.subtract(&self.take_overlapping(at, i, s, e, set, &mut pieces));
         }
         for (start, end, ids) in pieces {
             if start < end && !ids.is_empty() {
                 self.insert(at.slot_index(start), start, Reservation { end, ids });
             }
         }
+    }
+
+    /// Takes the reservations of slot `i` that overlap `[s, e) x set` out of its list,
+    /// adding the pieces of them to keep to `pieces`; returns the ids of `set` they held.
+    fn take_overlapping(
+        &mut self,
+        at: &Basis,
+        i: usize,
+        s: Time,
+        e: Time,
+        set: &RangeSet,
+        pieces: &mut Vec<(Time, Time, RangeSet)>,
+    ) -> RangeSet {
+        let start = at.slot_start(i);
+        let list = std::mem::take(&mut self.slots[i].starts);
+        let (hit, kept): (Vec<_>, Vec<_>) =
+            list.into_iter().partition(|r| r.end > s && !r.ids.intersect(set).is_empty());
+        self.slots[i].starts = kept;
+        let mut held = RangeSet::new();
+        for r in hit {
+            let (mid_start, mid_end) = (start.max(s), r.end.min(e));
+            held = held.union(&r.ids.intersect(set));
+            pieces.push((start, mid_start, r.ids.clone()));
+            pieces.push((mid_end, r.end, r.ids.clone()));
+            pieces.push((mid_start, mid_end, r.ids.subtract(set)));
+        }
+        held
     }
 
     /// The slots of `[s, e)`.
@@ -193,12 +223,14 @@ impl Engine for Slots {
         self.cut(at, s, e, set);
     }
 
-    fn steps<'a>(&'a self, at: &'a Basis, s: Time, _: Time) -> impl Iterator<Item = Step<'a>> {
+    /// One step per run of equal slots in the window.
+    fn steps<'a>(&'a self, at: &'a Basis, s: Time, e: Time) -> impl Iterator<Item = Step<'a>> {
         let from = at.slot_index(s);
-        self.slots
-            .range(from..)
-            .enumerate()
-            .map(move |(i, slot)| (at.slot_start(from + i), Cow::Borrowed(&slot.free)))
+        changes(
+            self.window(at, s, e)
+                .enumerate()
+                .map(move |(i, slot)| (at.slot_start(from + i), Cow::Borrowed(&slot.free))),
+        )
     }
 
     /// Drops the slots before `now` and appends as many empty ones at the horizon; the

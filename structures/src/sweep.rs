@@ -1,7 +1,8 @@
 //! Walks over the free space of a window, shared by every structure: the space is given
 //! as steps, `(t, free)` meaning `free` holds from `t` until the next step's time.
-//! Neighbouring steps may hold equal sets (a slotted array has one step per slot), and
-//! the first step may start before the window.
+//! Neighbouring steps may hold equal sets, and the first step may start before the
+//! window. Both walks work per step, so the slotted structures, whose steps are slots,
+//! merge equal neighbours first ([`changes`](crate::shell::changes)).
 
 use std::borrow::Borrow;
 
@@ -67,7 +68,9 @@ pub(crate) fn free_frames<F: Borrow<RangeSet>>(
 
 /// The maximal free rectangles: from each step, intersect forward; a rectangle is kept
 /// where its set would shrink on either side (or meets the clip edge). Steps equal to
-/// their neighbours never start or end one.
+/// their neighbours never start or end one. Once the set from step `i` is held on the
+/// step before `i` too, it is not maximal to the left, and as it only shrinks further
+/// right, nothing more starts at `i`.
 pub(crate) fn options<F: Borrow<RangeSet>>(
     steps: impl Iterator<Item = (Time, F)>,
     s: Time,
@@ -84,13 +87,12 @@ pub(crate) fn options<F: Borrow<RangeSet>>(
             if j > i {
                 acc = acc.intersect(set(j));
             }
-            if acc.is_empty() {
+            if acc.is_empty() || (i > 0 && acc.is_subset(set(i - 1))) {
                 break;
             }
             let end = steps.get(j + 1).map_or(e, |(t, _)| *t);
             let right_max = j + 1 == steps.len() || !acc.is_subset(set(j + 1));
-            let left_max = i == 0 || !acc.is_subset(set(i - 1));
-            if right_max && left_max && end - start >= min_duration && acc.count() >= min_n {
+            if right_max && end - start >= min_duration && acc.count() >= min_n {
                 options.push(TimeFrame { start, end, free: acc.clone() });
             }
         }

@@ -52,6 +52,33 @@ fn releasing_part_of_a_reservation_cuts_it_and_stays_valid() {
 }
 
 #[test]
+fn a_release_finds_reservations_of_every_age() {
+    let mut a = array(4, 1, 40);
+    a.allocate(0, 40, &ids(3, 4)).unwrap();
+    a.allocate(5, 15, &ids(0, 1)).unwrap();
+    a.allocate(9, 20, &ids(1, 2)).unwrap();
+    // Ids 0, 1 and 3 are held by reservations starting at 5, 9 and 0: the walk back from
+    // slot 10 must reach all three, and no further than slot 0.
+    a.release(10, 12, &ids(0, 2).union(&ids(3, 4))).unwrap();
+    a.validate().unwrap();
+    assert_eq!(a.check(10, 12, 4), Ok(Some(ids(0, 4))));
+    a.advance(7).unwrap();
+    // What runs at the present moved to the first slot; the walk back ends there.
+    a.release(8, 9, &ids(0, 1).union(&ids(3, 4))).unwrap();
+    a.validate().unwrap();
+    assert_eq!(
+        a.free_frames(7, 20).unwrap(),
+        vec![
+            TimeFrame { start: 7, end: 9, free: ids(1, 2) },
+            TimeFrame { start: 7, end: 20, free: ids(2, 3) },
+            TimeFrame { start: 8, end: 9, free: ids(0, 1).union(&ids(3, 4)) },
+            TimeFrame { start: 10, end: 12, free: ids(0, 2).union(&ids(3, 4)) },
+            TimeFrame { start: 15, end: 20, free: ids(0, 1) },
+        ]
+    );
+}
+
+#[test]
 fn costs_count_slots_against_the_papers_worst_case() {
     let mut a = array(4, 10, 10);
     a.allocate(20, 40, &ids(0, 3)).unwrap();

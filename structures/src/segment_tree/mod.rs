@@ -18,7 +18,7 @@ use std::borrow::Cow;
 use node::Tag;
 use tree::Tree;
 
-use crate::shell::{Basis, Engine, Shell, Step};
+use crate::shell::{changes, Basis, Engine, Shell, Step};
 use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame, COUNTING};
 
 /// Nodes a range query enters per level, at most.
@@ -156,13 +156,18 @@ impl Engine for SlotTree {
         self.modify(a, b, &Tag::give(set));
     }
 
+    /// One step per run of equal slots: the tree finds runs without visiting every leaf,
+    /// and runs that meet across two subtrees are merged.
     fn steps<'a>(&'a self, at: &'a Basis, s: Time, e: Time) -> impl Iterator<Item = Step<'a>> {
         let (a, b) = Self::span(at, s, e);
-        let mut sets = Vec::with_capacity(b - a);
+        let (mut steps, mut first) = (Vec::new(), a);
         for (x, y) in self.pieces(a, b) {
-            self.tree.slots(x, y, &mut sets);
+            self.tree.runs(x, y, &mut |offset, free| {
+                steps.push((at.slot_start(first + offset), Cow::Owned(free)))
+            });
+            first += y - x;
         }
-        sets.into_iter().enumerate().map(move |(i, free)| (at.slot_start(a + i), Cow::Owned(free)))
+        changes(steps.into_iter())
     }
 
     /// Frees the expired slots in one lazy assignment and turns the ring past them, so

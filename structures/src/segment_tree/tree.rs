@@ -155,22 +155,33 @@ impl Tree {
         self.nodes[at.node].agg = self.nodes[left.node].agg.join(&self.nodes[right.node].agg);
     }
 
-    /// The free sets of the slots `[a, b)`, in order.
-    pub(super) fn slots(&self, a: usize, b: usize, out: &mut Vec<RangeSet>) {
-        self.slots_at(self.root(), a, b, None, out);
+    /// The free sets of the slots `[a, b)` in order, as runs: `emit(offset, set)` for each
+    /// run, `offset` counted from `a`. A subtree whose slots all hold one set (its
+    /// intersection is its union) is one run, so a stretch of equal slots costs the nodes
+    /// covering it rather than a visit to each leaf.
+    pub(super) fn runs(&self, a: usize, b: usize, emit: &mut impl FnMut(usize, RangeSet)) {
+        self.runs_at(self.root(), a, b, None, emit);
     }
 
-    fn slots_at(&self, at: At, a: usize, b: usize, pending: Option<&Tag>, out: &mut Vec<RangeSet>) {
+    fn runs_at(
+        &self,
+        at: At,
+        a: usize,
+        b: usize,
+        pending: Option<&Tag>,
+        emit: &mut impl FnMut(usize, RangeSet),
+    ) {
         let node = &self.nodes[at.node];
-        if at.leaf() {
-            out.push(node.agg.seen(pending).into_owned().all);
+        let seen = node.agg.seen(pending);
+        if at.leaf() || seen.all == seen.any {
+            emit(at.lo.max(a) - a, seen.all.clone());
             return;
         }
         let pending = below(pending, node.tag.as_ref());
         let (left, right) = at.children();
         for child in [left, right] {
             if child.meets(a, b) {
-                self.slots_at(child, a, b, pending.as_deref(), out);
+                self.runs_at(child, a, b, pending.as_deref(), emit);
             }
         }
     }

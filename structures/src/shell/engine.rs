@@ -11,6 +11,19 @@ use super::Basis;
 /// One step of an engine's free space: `free` holds from the time until the next step's.
 pub type Step<'a> = (Time, Cow<'a, RangeSet>);
 
+/// `steps` with each step absorbing the equal ones after it: only the change points are
+/// left. The shell's sweeps work per step, and a slotted engine's steps are its slots, up
+/// to a million of them. `steps` must stop at the window's end: the last step runs on over
+/// every equal step after it.
+pub(crate) fn changes<'a>(steps: impl Iterator<Item = Step<'a>>) -> impl Iterator<Item = Step<'a>> {
+    let mut steps = steps.peekable();
+    std::iter::from_fn(move || {
+        let (t, free) = steps.next()?;
+        while steps.next_if(|(_, next)| *next == free).is_some() {}
+        Some((t, free))
+    })
+}
+
 /// A structure's own logic behind [`Shell`](super::Shell).
 ///
 /// Every window an engine receives is quantised (`s` and `e` on slot boundaries,

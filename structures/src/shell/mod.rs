@@ -9,6 +9,7 @@ pub mod planted;
 
 use std::cell::Cell;
 
+pub(crate) use engine::changes;
 pub use engine::{Engine, Step};
 
 use crate::{
