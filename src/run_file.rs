@@ -462,8 +462,8 @@ impl RunFile {
         }
     }
 
-    /// Writes `DIR/<trace stem>[.<policy>].<structure>.json` (the policy named unless it
-    /// is the default) and returns its path.
+    /// Writes `DIR/<trace stem>[.<policy>][.ar<ρ>].<structure>.json` (the policy named
+    /// unless it is the default, ρ unless it is 0) and returns its path.
     ///
     /// # Errors
     /// When the folder cannot be made or the file written.
@@ -474,7 +474,10 @@ impl RunFile {
         let policy = Some(self.options.policy)
             .filter(|&p| p != crate::policy::PolicyKind::default())
             .map_or(String::new(), |p| format!(".{p}"));
-        let path = dir.join(format!("{}{policy}.{}.json", self.trace.stem(), self.structure));
+        // Likewise a share of advance reservations, so that a sweep over ρ shares one too.
+        let rho =
+            Some(self.options.ar_fraction).filter(|&r| r > 0.0).map_or(String::new(), |r| format!(".ar{r}"));
+        let path = dir.join(format!("{}{policy}{rho}.{}.json", self.trace.stem(), self.structure));
         // Compact: run files of whole traces are committed as published data.
         let json = serde_json::to_string(self).context("cannot encode the run")?;
         fs::write(&path, json + "\n").with_context(|| format!("cannot write {}", path.display()))?;

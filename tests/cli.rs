@@ -139,7 +139,7 @@ fn a_synthetic_workload_with_reservations_writes_one_run_file_per_structure() {
     assert!(out.contains("advance reservations: "), "{out}");
     assert!(out.contains("divergences: 0"), "{out}");
     for kind in structures::Kind::ALL {
-        let path = dir.join(format!("synthetic.{kind}.json"));
+        let path = dir.join(format!("synthetic.ar0.3.{kind}.json"));
         let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(json["schema"], 1, "{}", path.display());
         assert_eq!(json["structure"], kind.name());

@@ -55,7 +55,7 @@ fn a_run_file_round_trips() {
     assert!(file.schedule.ar_requested > 40 && file.schedule.ar_admitted <= file.schedule.ar_requested);
     let dir = folder("round-trip");
     let path = file.write(&dir).unwrap();
-    assert_eq!(path, dir.join("synthetic.rbtree.json"));
+    assert_eq!(path, dir.join("synthetic.ar0.25.rbtree.json"));
     assert_eq!(RunFile::read(&path).unwrap(), file);
 }
 

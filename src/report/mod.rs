@@ -280,6 +280,7 @@ pub fn render(runs: &[RunFile], out: &Path, command: &str) -> Result<PathBuf> {
         section(group, index + 1, out, &mut blocks)?;
     }
     blocks.extend(policies::comparison(runs, out)?);
+    blocks.extend(policies::attempts(runs));
     let md = out.join("index.md");
     fs::write(&md, doc::markdown(&blocks)).with_context(|| format!("cannot write {}", md.display()))?;
     let html = out.join("index.html");

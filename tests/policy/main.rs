@@ -1,6 +1,7 @@
 //! Tests of `src/policy/`, one module per source file, in one test binary: the registry
 //! and every policy deciding alike on every structure here.
 
+mod coalloc;
 mod eds;
 mod queue;
 
