@@ -174,17 +174,41 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(127, 127, 127),
 ];
 
-/// Time per call against profile entries, both axes logarithmic, one line per structure.
+/// The smallest and largest x and y of every point.
 ///
 /// # Errors
-/// When the file cannot be written.
-pub fn growth(path: &Path, title: &str, series: &[Series<'_>]) -> Result<()> {
+/// When there is no point.
+fn extent(series: &[Series<'_>]) -> Result<((f64, f64), (f64, f64))> {
     let all = || series.iter().flat_map(|s| s.points.iter());
     let (x_lo, x_hi) = all().fold((f64::MAX, f64::MIN), |(lo, hi), p| (lo.min(p.0), hi.max(p.0)));
     let (y_lo, y_hi) = all().fold((f64::MAX, f64::MIN), |(lo, hi), p| (lo.min(p.1), hi.max(p.1)));
     if x_lo > x_hi {
         return Err(anyhow!("no points to plot"));
     }
+    Ok(((x_lo, x_hi), (y_lo, y_hi)))
+}
+
+/// One series as a line of `width`, with its legend entry.
+fn draw_line<'a, CT: CoordTranslate<From = (f64, f64)>>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+    line: &Series<'_>,
+    color: RGBColor,
+    width: u32,
+) -> Result<()> {
+    chart
+        .draw_series(LineSeries::new(line.points.iter().copied(), color.stroke_width(width)))
+        .map_err(failed)?
+        .label(line.name)
+        .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
+    Ok(())
+}
+
+/// Time per call against profile entries, both axes logarithmic, one line per structure.
+///
+/// # Errors
+/// When the file cannot be written.
+pub fn growth(path: &Path, title: &str, series: &[Series<'_>]) -> Result<()> {
+    let ((x_lo, x_hi), (y_lo, y_hi)) = extent(series)?;
     let root = SVGBackend::new(path, (720, 440)).into_drawing_area();
     root.fill(&WHITE).map_err(failed)?;
     let mut chart = ChartBuilder::on(&root)
@@ -204,11 +228,7 @@ pub fn growth(path: &Path, title: &str, series: &[Series<'_>]) -> Result<()> {
         .map_err(failed)?;
     for (i, line) in series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
-        chart
-            .draw_series(LineSeries::new(line.points.iter().copied(), color.stroke_width(2)))
-            .map_err(failed)?
-            .label(line.name)
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
+        draw_line(&mut chart, line, color, 2)?;
         chart.draw_series(line.points.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(failed)?;
     }
     legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
@@ -221,12 +241,7 @@ pub fn growth(path: &Path, title: &str, series: &[Series<'_>]) -> Result<()> {
 /// # Errors
 /// When there is nothing to plot or the file cannot be written.
 pub fn lines(path: &Path, title: &str, (x_desc, y_desc): (&str, &str), series: &[Series<'_>]) -> Result<()> {
-    let all = || series.iter().flat_map(|s| s.points.iter());
-    let (x_lo, x_hi) = all().fold((f64::MAX, f64::MIN), |(lo, hi), p| (lo.min(p.0), hi.max(p.0)));
-    let y_hi = all().fold(0.0_f64, |hi, p| hi.max(p.1));
-    if x_lo > x_hi {
-        return Err(anyhow!("no points to plot"));
-    }
+    let ((x_lo, x_hi), (_, y_hi)) = extent(series)?;
     let root = SVGBackend::new(path, (720, 440)).into_drawing_area();
     root.fill(&WHITE).map_err(failed)?;
     let mut chart = ChartBuilder::on(&root)
@@ -238,12 +253,7 @@ pub fn lines(path: &Path, title: &str, (x_desc, y_desc): (&str, &str), series: &
         .map_err(failed)?;
     chart.configure_mesh().x_desc(x_desc).y_desc(y_desc).draw().map_err(failed)?;
     for (i, line) in series.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        chart
-            .draw_series(LineSeries::new(line.points.iter().copied(), color.stroke_width(1)))
-            .map_err(failed)?
-            .label(line.name)
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
+        draw_line(&mut chart, line, PALETTE[i % PALETTE.len()], 1)?;
     }
     legend(&mut chart, SeriesLabelPosition::LowerRight)?;
     root.present().map_err(failed)
