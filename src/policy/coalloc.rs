@@ -93,8 +93,4 @@ impl Policy for Coalloc {
         sim.unplaced();
         Ok(())
     }
-
-    fn ended(&mut self, _sim: &mut Sim<'_>, _i: usize) -> Result<(), ReplayError> {
-        Ok(())
-    }
 }

@@ -245,8 +245,4 @@ impl Policy for Eds {
         }
         Ok(())
     }
-
-    fn ended(&mut self, _sim: &mut Sim<'_>, _i: usize) -> Result<(), ReplayError> {
-        Ok(())
-    }
 }

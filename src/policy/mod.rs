@@ -30,11 +30,15 @@ pub(crate) trait Policy {
     /// An op the structure refused, or a divergence from the oracle.
     fn arrive(&mut self, sim: &mut Sim<'_>, i: usize) -> Result<(), ReplayError>;
 
-    /// Job `i` ended at `sim.clock()`; what it did not use is released already.
+    /// Job `i` ended at `sim.clock()`; what it did not use is released already. Policies
+    /// that decide everything at arrival do nothing here.
     ///
     /// # Errors
     /// As [`Policy::arrive`].
-    fn ended(&mut self, sim: &mut Sim<'_>, i: usize) -> Result<(), ReplayError>;
+    fn ended(&mut self, sim: &mut Sim<'_>, i: usize) -> Result<(), ReplayError> {
+        let _ = (sim, i);
+        Ok(())
+    }
 
     /// Whether [`Policy::ended`] is wanted for every job, or only for those that end
     /// before their reservation does (the ones whose end changes the plan).
