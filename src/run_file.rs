@@ -350,16 +350,21 @@ impl ScheduleMetrics {
     /// What `run`'s schedule of `workload` achieved, jobs running for their run time
     /// (`Mode::Simulate`) or their whole reservation.
     pub fn new(run: &Run, workload: &Workload, mode: Mode) -> Self {
-        schedule_metrics(run, workload, mode)
+        schedule_metrics(run, workload, &run_times(workload, mode))
     }
 }
 
-fn schedule_metrics(run: &Run, workload: &Workload, mode: Mode) -> ScheduleMetrics {
-    let runtime: BTreeMap<i64, Time> = workload
+/// How long each job, by id, keeps its resources: its run time (`Mode::Simulate`) or its
+/// whole reservation.
+fn run_times(workload: &Workload, mode: Mode) -> BTreeMap<i64, Time> {
+    workload
         .requests
         .iter()
         .map(|r| (r.id, if mode == Mode::Simulate { r.runtime } else { r.duration }))
-        .collect();
+        .collect()
+}
+
+fn schedule_metrics(run: &Run, workload: &Workload, runtime: &BTreeMap<i64, Time>) -> ScheduleMetrics {
     let busy: f64 = run
         .schedule
         .iter()
@@ -422,6 +427,7 @@ impl RunFile {
     /// The record of `run` under `setup`.
     pub fn new(setup: &Setup, workload: &Workload, run: &Run) -> Self {
         let (trim, options) = (setup.trim, setup.options);
+        let runtime = run_times(workload, options.mode);
         Self {
             schema: SCHEMA,
             git_revision: crate::GIT_REVISION.to_owned(),
@@ -440,22 +446,15 @@ impl RunFile {
                 schedule: costs(&run.searches, trim),
                 sizes: run.sizes.clone(),
             },
-            schedule: schedule_metrics(run, workload, options.mode),
+            schedule: schedule_metrics(run, workload, &runtime),
             policy_counts: run.counts.iter().map(|(&k, &v)| (k.to_owned(), v)).collect(),
             utilisation_windows: match options.windows {
-                Some(_) => {
-                    let runtime: BTreeMap<i64, Time> =
-                        workload.requests.iter().map(|r| (r.id, r.runtime)).collect();
-                    window_utilisation(
-                        run,
-                        workload.capacity,
-                        run.structure.config_for(setup.config).slot,
-                        |p| match options.mode {
-                            Mode::Simulate => runtime.get(&p.id).copied().unwrap_or(p.end - p.start),
-                            Mode::PlanOnly => p.end - p.start,
-                        },
-                    )
-                }
+                Some(_) => window_utilisation(
+                    run,
+                    workload.capacity,
+                    run.structure.config_for(setup.config).slot,
+                    |p| runtime.get(&p.id).copied().unwrap_or(p.end - p.start),
+                ),
                 None => Vec::new(),
             },
             attempts: AttemptMetrics::new(&run.trials),

@@ -92,8 +92,6 @@ pub(super) struct Eds {
     plan: bool,
     windows: Windows,
     seed: u64,
-    /// Each request's window of starts, once drawn at its arrival.
-    window: Vec<Option<(Time, Time)>>,
     /// Accepted flexible reservations, by request index (their starts may still move).
     movable: BTreeSet<usize>,
     /// Placements tried for the request being planned.
@@ -104,22 +102,18 @@ pub(super) struct Eds {
 
 impl Eds {
     pub(super) fn new(plan: bool, windows: Windows, seed: u64) -> Self {
-        Self { plan, windows, seed, window: Vec::new(), movable: BTreeSet::new(), checks: 0, bounded: false }
+        Self { plan, windows, seed, movable: BTreeSet::new(), checks: 0, bounded: false }
     }
 
-    /// Records request `i`'s window at its arrival.
-    fn draw(&mut self, i: usize, submit: Time, slot: Time) -> (Time, Time) {
-        let window = self.windows.draw(self.seed, i, submit, slot);
-        if self.window.len() <= i {
-            self.window.resize(i + 1, None);
-        }
-        self.window[i] = Some(window);
-        window
+    /// Request `i`'s window of starts (drawn anew: it depends on the seed and `i` alone).
+    fn window(&self, sim: &Sim<'_>, i: usize) -> (Time, Time) {
+        self.windows.draw(self.seed, i, sim.request(i).submit, sim.slot())
     }
 
     /// The starts of request `i` to try, in order: its window's slots from `from` on.
-    fn starts(&self, i: usize, from: Time, slot: Time) -> impl Iterator<Item = Time> {
-        let (es, ls) = self.window[i].unwrap_or((from, from));
+    fn starts(&self, sim: &Sim<'_>, i: usize, from: Time) -> impl Iterator<Item = Time> {
+        let (es, ls) = self.window(sim, i);
+        let slot = sim.slot();
         let skip = from.saturating_sub(es).div_ceil(slot);
         (skip..=(ls - es) / slot).map(move |k| es + k * slot)
     }
@@ -144,7 +138,6 @@ impl Eds {
         moved: &mut Vec<(usize, Placement)>,
     ) -> Result<bool, ReplayError> {
         let now = sim.clock();
-        let slot = sim.slot();
         let candidates: Vec<usize> = self
             .movable
             .iter()
@@ -155,7 +148,7 @@ impl Eds {
         for j in candidates {
             let duration = sim.request(j).duration;
             let Some(old) = sim.unplace(j)? else { continue };
-            let starts: Vec<Time> = self.starts(j, now, slot).collect();
+            let starts: Vec<Time> = self.starts(sim, j, now).collect();
             for start in starts {
                 if self.checks >= MAX_CHECKS {
                     self.bounded = true;
@@ -183,7 +176,7 @@ impl Eds {
         let now = sim.clock();
         self.movable.retain(|&j| sim.placement(j).is_some_and(|p| p.start > now));
         let duration = sim.request(i).duration;
-        let starts: Vec<Time> = self.starts(i, now, sim.slot()).collect();
+        let starts: Vec<Time> = self.starts(sim, i, now).collect();
         for s in starts {
             let window = (s, s.saturating_add(duration));
             let mut moved = Vec::new();
@@ -210,8 +203,7 @@ impl Eds {
 
 impl Policy for Eds {
     fn arrive(&mut self, sim: &mut Sim<'_>, i: usize) -> Result<(), ReplayError> {
-        let slot = sim.slot();
-        let (es, ls) = self.draw(i, sim.request(i).submit, slot);
+        let (es, ls) = self.window(sim, i);
         self.checks = 0;
         self.bounded = false;
         sim.count("requests", 1);
