@@ -348,6 +348,7 @@ fn read_workload(args: &Args) -> Result<(TraceInfo, Workload)> {
             skipped: Default::default(),
             renumbered: 0,
             requests: load.requests.len(),
+            recorded_waits: None,
         };
         return Ok((info, load));
     }

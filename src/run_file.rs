@@ -64,8 +64,17 @@ pub struct RunFile {
 /// The spatial sizes coallocation-2d-trees groups requests by (Table 2): 50 servers.
 pub const SIZE_GROUP: u32 = 50;
 
-/// The quantiles a run file keeps of waits and temporal penalties.
-pub const QUANTILES: [f64; 12] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0];
+/// The quantiles a run file keeps of waits and temporal penalties: every percentile,
+/// enough to plot a distribution (coallocation-2d-trees' Figs 3, 4 and 6).
+pub const QUANTILES: [f64; 100] = {
+    let mut q = [0.0; 100];
+    let mut k = 0;
+    while k < q.len() {
+        q[k] = (k + 1) as f64 / 100.0;
+        k += 1;
+    }
+    q
+};
 
 /// Attempts and waits of a policy that retries (coallocation-2d-trees, section 5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -77,6 +86,8 @@ pub struct AttemptMetrics {
     pub rejected: u64,
     /// Mean attempts per request.
     pub mean_attempts: f64,
+    /// Mean `W_r` of the accepted requests, seconds (Fig 7 a).
+    pub mean_wait: f64,
     /// By spatial size, in groups of [`SIZE_GROUP`] (Table 2 and Fig 5).
     pub by_size: Vec<SizeGroup>,
     /// `(q, W_r)`: quantiles of the accepted requests' waits, seconds (Fig 4 a, 6).
@@ -100,7 +111,7 @@ pub struct SizeGroup {
 }
 
 /// The nearest-rank quantiles [`QUANTILES`] of `values` (sorted here).
-fn quantiles<T: Copy + PartialOrd>(mut values: Vec<T>) -> Vec<(f64, T)> {
+pub(crate) fn quantiles<T: Copy + PartialOrd>(mut values: Vec<T>) -> Vec<(f64, T)> {
     values.sort_unstable_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
     if values.is_empty() {
         return Vec::new();
@@ -129,6 +140,8 @@ impl AttemptMetrics {
             requests: trials.len() as u64,
             rejected: (trials.len() - accepted.len()) as u64,
             mean_attempts: trials.iter().map(|t| t.attempts as f64).sum::<f64>() / trials.len() as f64,
+            mean_wait: accepted.iter().filter_map(|t| t.wait).map(|w| w as f64).sum::<f64>()
+                / accepted.len().max(1) as f64,
             by_size: groups
                 .into_iter()
                 .map(|(upto, (requests, attempts, waited, accepted))| SizeGroup {
@@ -154,7 +167,7 @@ pub const WINDOW_SLOTS: u64 = 12;
 pub const WINDOW_POINTS: u64 = 2_000;
 
 /// Where the workload came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TraceInfo {
     /// The file name (or the synthetic generator's description).
@@ -173,6 +186,41 @@ pub struct TraceInfo {
     pub renumbered: usize,
     /// Requests replayed.
     pub requests: usize,
+    /// The waits the trace logs for the requests replayed; absent for a synthetic
+    /// workload, or a trace that logs none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded_waits: Option<RecordedWaits>,
+}
+
+/// The waits a trace logs: how its own scheduler did on the machine it ran on
+/// (coallocation-2d-trees' "recorded" baseline, section 5.1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedWaits {
+    /// Requests whose wait the log gives.
+    pub jobs: u64,
+    /// Requests whose wait it does not (`-1`).
+    pub unknown: u64,
+    /// Their mean, seconds.
+    pub mean: f64,
+    /// `(q, wait)`: their quantiles [`QUANTILES`], seconds.
+    pub quantiles: Vec<(f64, Time)>,
+}
+
+impl RecordedWaits {
+    /// The waits `workload`'s requests log, or `None` when none does.
+    pub fn new(workload: &Workload) -> Option<Self> {
+        let waits: Vec<Time> = workload.requests.iter().filter_map(|r| r.recorded_wait).collect();
+        if waits.is_empty() {
+            return None;
+        }
+        Some(Self {
+            jobs: waits.len() as u64,
+            unknown: (workload.requests.len() - waits.len()) as u64,
+            mean: waits.iter().map(|&w| w as f64).sum::<f64>() / waits.len() as f64,
+            quantiles: quantiles(waits),
+        })
+    }
 }
 
 // serde's `skip_serializing_if` takes a reference.
@@ -249,6 +297,10 @@ pub struct ScheduleMetrics {
     pub mean_wait: f64,
     /// 99th-percentile wait, seconds.
     pub p99_wait: u64,
+    /// The same waits in the shapes coallocation-2d-trees plots them (absent from run
+    /// files written before they were kept, and when no job waited in a queue).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waits: Option<Waits>,
     /// Advance reservations requested.
     pub ar_requested: u64,
     /// Advance reservations admitted.
@@ -398,6 +450,7 @@ fn schedule_metrics(run: &Run, workload: &Workload, runtime: &BTreeMap<i64, Time
         utilisation: busy / (f64::from(workload.capacity) * span),
         mean_wait,
         p99_wait,
+        waits: Waits::new(run, workload),
         ar_requested: run.ar.requested,
         ar_admitted: run.ar.admitted,
         ar_mean_options: if offered.is_empty() {
@@ -405,6 +458,90 @@ fn schedule_metrics(run: &Run, workload: &Workload, runtime: &BTreeMap<i64, Time
         } else {
             offered.iter().sum::<u64>() as f64 / offered.len() as f64
         },
+    }
+}
+
+/// The waits (start minus submit) of the jobs that were not advance reservations, and
+/// their temporal penalties `wait / l_r`, `l_r` being the time the job requested.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Waits {
+    /// `(q, wait)`: quantiles [`QUANTILES`], seconds (coallocation-2d-trees, Figs 4 a and 6).
+    pub quantiles: Vec<(f64, Time)>,
+    /// By spatial size, in groups of [`SIZE_GROUP`] (Fig 5).
+    pub by_size: Vec<Group>,
+    /// By requested time, in groups of an hour; the last group holds everything longer
+    /// than [`LENGTH_GROUPS`] hours (Fig 3).
+    pub by_length: Vec<Group>,
+}
+
+/// Hourly groups of requested time [`Waits::by_length`] keeps before one for the rest.
+pub const LENGTH_GROUPS: u64 = 48;
+
+/// The jobs of one group.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Group {
+    /// The group holds values in `(upto - width, upto]`: sizes in resources, lengths in
+    /// seconds.
+    pub upto: u64,
+    /// Jobs in it.
+    pub jobs: u64,
+    /// Their mean wait, seconds.
+    pub mean_wait: f64,
+    /// Their mean temporal penalty.
+    pub mean_penalty: f64,
+}
+
+/// One job that waited in a queue, as [`Waits`] groups it.
+struct Queued {
+    size: u64,
+    length: Time,
+    wait: Time,
+    penalty: f64,
+}
+
+/// The mean wait and penalty of `jobs` in each group `key` puts them in.
+fn groups(jobs: &[Queued], key: impl Fn(&Queued) -> u64) -> Vec<Group> {
+    let mut sums: BTreeMap<u64, (u64, f64, f64)> = BTreeMap::new();
+    for job in jobs {
+        let g = sums.entry(key(job)).or_default();
+        *g = (g.0 + 1, g.1 + job.wait as f64, g.2 + job.penalty);
+    }
+    sums.into_iter()
+        .map(|(upto, (n, waits, penalties))| Group {
+            upto,
+            jobs: n,
+            mean_wait: waits / n as f64,
+            mean_penalty: penalties / n as f64,
+        })
+        .collect()
+}
+
+impl Waits {
+    /// The waits of `run`'s schedule of `workload`, or `None` when every job was a
+    /// reservation.
+    fn new(run: &Run, workload: &Workload) -> Option<Self> {
+        let length: BTreeMap<i64, Time> = workload.requests.iter().map(|r| (r.id, r.duration)).collect();
+        let queued: Vec<Queued> = run
+            .schedule
+            .iter()
+            .filter(|p| !p.reserved)
+            .map(|p| {
+                let length = length.get(&p.id).copied().unwrap_or(p.end - p.start).max(1);
+                let wait = p.start - p.submit;
+                Queued { size: p.set.count(), length, wait, penalty: wait as f64 / length as f64 }
+            })
+            .collect();
+        if queued.is_empty() {
+            return None;
+        }
+        let (size, hour) = (u64::from(SIZE_GROUP), 3_600);
+        Some(Self {
+            quantiles: quantiles(queued.iter().map(|j| j.wait).collect()),
+            by_size: groups(&queued, |j| j.size.div_ceil(size) * size),
+            by_length: groups(&queued, |j| j.length.div_ceil(hour).min(LENGTH_GROUPS + 1) * hour),
+        })
     }
 }
 
@@ -517,6 +654,27 @@ impl RunFile {
             ("schedule.ar_mean_options", s.ar_mean_options, f64::MAX),
             ("wall_seconds", self.wall_seconds, f64::MAX),
         ];
+        if let Some(a) = &self.attempts {
+            checks.push(("attempts.mean_attempts", a.mean_attempts, f64::MAX));
+            checks.push(("attempts.mean_wait", a.mean_wait, f64::MAX));
+            for g in &a.by_size {
+                checks.push(("attempts.by_size.mean_attempts", g.mean_attempts, f64::MAX));
+                checks.push(("attempts.by_size.mean_wait", g.mean_wait, f64::MAX));
+            }
+            for &(q, p) in &a.penalty_quantiles {
+                checks.push(("attempts.penalty_quantiles", q, 1.0));
+                checks.push(("attempts.penalty_quantiles", p, f64::MAX));
+            }
+        }
+        if let Some(w) = &s.waits {
+            for g in w.by_size.iter().chain(&w.by_length) {
+                checks.push(("schedule.waits.mean_wait", g.mean_wait, f64::MAX));
+                checks.push(("schedule.waits.mean_penalty", g.mean_penalty, f64::MAX));
+            }
+        }
+        if let Some(r) = &self.trace.recorded_waits {
+            checks.push(("trace.recorded_waits.mean", r.mean, f64::MAX));
+        }
         for (name, c) in [("check", &self.operations.check), ("schedule", &self.operations.schedule)] {
             checks.push((
                 if name == "check" {
@@ -566,5 +724,6 @@ pub fn trace_info(trace: &Trace, workload: &Workload, selection: Option<String>)
         jobs_read: trace.jobs.len(),
         skipped: workload.skipped.iter().map(|(k, v)| (k.describe().to_owned(), *v)).collect(),
         requests: workload.requests.len(),
+        recorded_waits: RecordedWaits::new(workload),
     }
 }

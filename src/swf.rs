@@ -126,6 +126,8 @@ pub struct Job {
     pub id: i64,
     /// Field 2, seconds from the log's start.
     pub submit: i64,
+    /// Field 3, seconds: how long the job waited on the logged machine (-1 unknown).
+    pub wait: i64,
     /// Field 4, seconds.
     pub run_time: i64,
     /// Field 5.
@@ -317,6 +319,7 @@ fn parse_line(text: &str, line: usize, header: &mut Header, jobs: &mut Vec<Job>)
     jobs.push(Job {
         id: values[0],
         submit: values[1],
+        wait: values[2],
         run_time: values[3],
         allocated: values[4],
         requested_procs: values[7],

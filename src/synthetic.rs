@@ -90,6 +90,7 @@ impl Synthetic {
                 n: rng.random_range(1..=self.max_size),
                 duration,
                 runtime: rng.random_range(1..=duration),
+                recorded_wait: None,
             });
         }
         Ok(Workload { capacity: self.capacity, requests, skipped: BTreeMap::new() })

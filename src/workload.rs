@@ -21,6 +21,9 @@ pub struct Request {
     /// How long it actually runs: its run time, at most `duration` (a scheduler ends a
     /// job at its limit); `duration` when the trace does not say.
     pub runtime: Time,
+    /// The wait the trace logs for it on the machine it ran on (the "recorded" baseline
+    /// of coallocation-2d-trees, section 5.1); `None` when the log does not say.
+    pub recorded_wait: Option<Time>,
 }
 
 /// Why a job is not replayed.
@@ -105,6 +108,7 @@ pub fn workload(trace: &Trace, capacity: u32, limit: Option<usize>) -> Workload 
                 } else {
                     duration as Time
                 },
+                recorded_wait: u64::try_from(job.wait).ok(),
             }),
         }
     }

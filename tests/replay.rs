@@ -12,7 +12,7 @@ use resbench::{BUNDLED_NAME, BUNDLED_TRACE};
 use structures::{Config, Kind, RangeSet};
 
 fn job(id: i64, submit: u64, n: u32, duration: u64, runtime: u64) -> Request {
-    Request { id, submit, n, duration, runtime }
+    Request { id, submit, n, duration, runtime, recorded_wait: None }
 }
 
 fn run(kind: Kind, load: &Workload, options: Options) -> Run {

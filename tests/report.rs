@@ -29,6 +29,7 @@ fn runs() -> Vec<RunFile> {
             skipped: Default::default(),
             renumbered: 0,
             requests: 400,
+            recorded_waits: None,
         },
         config: Config::default(),
         options: Options::default(),

@@ -1,8 +1,9 @@
 //! Run files (`src/run_file.rs`): written, read back, and refused at another schema.
 
 use resbench::replay::{replay, Options, ReplayConfig, Silent};
-use resbench::run_file::{RunFile, Setup, TraceInfo, SCHEMA};
+use resbench::run_file::{RecordedWaits, RunFile, Setup, TraceInfo, SCHEMA};
 use resbench::synthetic::Synthetic;
+use resbench::workload::{Request, Workload};
 use structures::{Config, Kind};
 
 fn folder(name: &str) -> std::path::PathBuf {
@@ -33,6 +34,7 @@ fn record() -> RunFile {
         skipped: Default::default(),
         renumbered: 0,
         requests: 300,
+        recorded_waits: None,
     };
     let setup = Setup {
         command: "resbench replay".into(),
@@ -53,10 +55,52 @@ fn a_run_file_round_trips() {
     assert_eq!(file.operations.check.kept, file.operations.check.calls - 20);
     assert!(file.schedule.utilisation > 0.0 && file.schedule.utilisation <= 1.0, "{:?}", file.schedule);
     assert!(file.schedule.ar_requested > 40 && file.schedule.ar_admitted <= file.schedule.ar_requested);
+    // Every percentile of the waits, the 99th being the one reported beside the mean.
+    let waits = file.schedule.waits.as_ref().unwrap();
+    let q = &waits.quantiles;
+    assert_eq!(q.len(), 100);
+    assert!(q.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1), "{q:?}");
+    assert_eq!(q[98], (0.99, file.schedule.p99_wait));
+    // The groups hold every job that queued, and their waits average to the mean.
+    for groups in [&waits.by_size, &waits.by_length] {
+        let jobs: u64 = groups.iter().map(|g| g.jobs).sum();
+        assert_eq!(jobs, file.schedule.placed as u64 - file.schedule.ar_admitted);
+        let mean = groups.iter().map(|g| g.mean_wait * g.jobs as f64).sum::<f64>() / jobs as f64;
+        assert!((mean - file.schedule.mean_wait).abs() < 1e-6 * mean.max(1.0), "{mean}");
+    }
+    // Sizes of at most 8 and lengths of at most an hour: one group each.
+    assert_eq!(waits.by_size.iter().map(|g| g.upto).collect::<Vec<_>>(), [50]);
+    assert_eq!(waits.by_length.iter().map(|g| g.upto).collect::<Vec<_>>(), [3_600]);
     let dir = folder("round-trip");
     let path = file.write(&dir).unwrap();
     assert_eq!(path, dir.join("synthetic.ar0.25.rbtree.json"));
     assert_eq!(RunFile::read(&path).unwrap(), file);
+}
+
+#[test]
+fn recorded_waits_are_the_logged_ones_and_unknown_ones_are_counted() {
+    let job = |id: i64, recorded_wait: Option<u64>| Request {
+        id,
+        submit: 0,
+        n: 1,
+        duration: 10,
+        runtime: 10,
+        recorded_wait,
+    };
+    let load = Workload {
+        capacity: 4,
+        requests: vec![job(1, Some(30)), job(2, None), job(3, Some(0)), job(4, Some(10))],
+        skipped: Default::default(),
+    };
+    let r = RecordedWaits::new(&load).unwrap();
+    assert_eq!((r.jobs, r.unknown), (3, 1));
+    assert!((r.mean - 40.0 / 3.0).abs() < 1e-9, "{}", r.mean);
+    // Nearest rank over [0, 10, 30].
+    assert_eq!(r.quantiles[0], (0.01, 0));
+    assert_eq!(r.quantiles[49], (0.5, 10));
+    assert_eq!(r.quantiles[99], (1.0, 30));
+    let none = Workload { requests: vec![job(1, None)], ..load };
+    assert_eq!(RecordedWaits::new(&none), None);
 }
 
 #[test]
@@ -79,6 +123,7 @@ fn files_are_named_from_the_trace_file() {
         skipped: Default::default(),
         renumbered: 0,
         requests: 0,
+        recorded_waits: None,
     };
     assert_eq!(info("KTH-SP2-1996-2.1-cln.swf.gz (bundled)").stem(), "KTH-SP2-1996-2.1-cln");
     assert_eq!(info("../shared/traces/CTC-SP2-1996-3.1-cln.swf").stem(), "CTC-SP2-1996-3.1-cln");

@@ -4,6 +4,7 @@
 //! make the performance report instead ([`bench`](mod@bench)).
 
 pub mod bench;
+mod coalloc;
 mod doc;
 mod plots;
 mod policies;
@@ -280,7 +281,7 @@ pub fn render(runs: &[RunFile], out: &Path, command: &str) -> Result<PathBuf> {
         section(group, index + 1, out, &mut blocks)?;
     }
     blocks.extend(policies::comparison(runs, out)?);
-    blocks.extend(policies::attempts(runs));
+    blocks.extend(coalloc::section(runs, out)?);
     let md = out.join("index.md");
     fs::write(&md, doc::markdown(&blocks)).with_context(|| format!("cannot write {}", md.display()))?;
     let html = out.join("index.html");

@@ -1,10 +1,12 @@
 //! The report's SVG plots (plotters): rbtree-availability-profile's Figure 5 box plots and its Figure 6
-//! histogram for replays, and log-log growth plots for benchmarks.
+//! histogram for replays, log-log growth plots for benchmarks, and the policies' lines
+//! and distributions.
 
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
 use oracle::OpKind;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::replay::BoxStats;
@@ -56,11 +58,7 @@ pub fn figure5(path: &Path, title: &str, groups: &[Boxes<'_>]) -> Result<()> {
         * 1.1;
     let root = SVGBackend::new(path, (160 + 110 * groups.len() as u32, 420)).into_drawing_area();
     root.fill(&WHITE).map_err(failed)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(36)
-        .y_label_area_size(56)
+    let mut chart = frame(&root, title, (36, 56))
         .build_cartesian_2d(-0.5_f64..groups.len() as f64 - 0.5, 0.0_f64..top)
         .map_err(failed)?;
     let names: Vec<String> = groups.iter().map(|g| g.name.to_owned()).collect();
@@ -131,11 +129,7 @@ pub fn figure6(path: &Path, title: &str, histogram: &[(u64, u64)], upto: u64) ->
     let top = shown.iter().map(|&(_, c)| c).max().unwrap_or(1) as f64 * 1.1;
     let root = SVGBackend::new(path, (640, 400)).into_drawing_area();
     root.fill(&WHITE).map_err(failed)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(64)
+    let mut chart = frame(&root, title, (40, 64))
         .build_cartesian_2d(-0.5_f64..upto as f64 + 0.5, 0.0_f64..top)
         .map_err(failed)?;
     chart
@@ -203,6 +197,35 @@ fn draw_line<'a, CT: CoordTranslate<From = (f64, f64)>>(
     Ok(())
 }
 
+/// A chart's frame: its title, and room for the axes' labels.
+fn frame<'a, 'b>(
+    root: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    title: &str,
+    (x_area, y_area): (u32, u32),
+) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    let mut builder = ChartBuilder::on(root);
+    builder.caption(title, ("sans-serif", 18)).margin(12).x_label_area_size(x_area).y_label_area_size(y_area);
+    builder
+}
+
+/// Every series as a line of width 2 with a dot at each point.
+fn dotted_lines<'a, CT: CoordTranslate<From = (f64, f64)>>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+    series: &[Series<'_>],
+) -> Result<()> {
+    for (i, line) in series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        draw_line(chart, line, color, 2)?;
+        chart.draw_series(line.points.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(failed)?;
+    }
+    Ok(())
+}
+
+/// The series with every point moved by `f` (onto a logarithmic axis's range).
+fn moved<'a>(series: &[Series<'a>], f: impl Fn((f64, f64)) -> (f64, f64)) -> Vec<Series<'a>> {
+    series.iter().map(|s| Series { name: s.name, points: s.points.iter().map(|&p| f(p)).collect() }).collect()
+}
+
 /// Time per call against profile entries, both axes logarithmic, one line per structure.
 ///
 /// # Errors
@@ -211,11 +234,7 @@ pub fn growth(path: &Path, title: &str, series: &[Series<'_>]) -> Result<()> {
     let ((x_lo, x_hi), (y_lo, y_hi)) = extent(series)?;
     let root = SVGBackend::new(path, (720, 440)).into_drawing_area();
     root.fill(&WHITE).map_err(failed)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(70)
+    let mut chart = frame(&root, title, (40, 70))
         .build_cartesian_2d((x_lo / 1.5..x_hi * 1.5).log_scale(), (y_lo / 2.0..y_hi * 2.0).log_scale())
         .map_err(failed)?;
     chart
@@ -226,11 +245,7 @@ pub fn growth(path: &Path, title: &str, series: &[Series<'_>]) -> Result<()> {
         .y_label_formatter(&|y| format!("{y:.0e}"))
         .draw()
         .map_err(failed)?;
-    for (i, line) in series.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        draw_line(&mut chart, line, color, 2)?;
-        chart.draw_series(line.points.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(failed)?;
-    }
+    dotted_lines(&mut chart, series)?;
     legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
     root.present().map_err(failed)
 }
@@ -244,11 +259,7 @@ pub fn lines(path: &Path, title: &str, (x_desc, y_desc): (&str, &str), series: &
     let ((x_lo, x_hi), (_, y_hi)) = extent(series)?;
     let root = SVGBackend::new(path, (720, 440)).into_drawing_area();
     root.fill(&WHITE).map_err(failed)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
+    let mut chart = frame(&root, title, (40, 60))
         .build_cartesian_2d(x_lo..x_hi.max(x_lo + 1.0), 0.0..(y_hi * 1.1).max(1.0))
         .map_err(failed)?;
     chart.configure_mesh().x_desc(x_desc).y_desc(y_desc).draw().map_err(failed)?;
@@ -256,5 +267,70 @@ pub fn lines(path: &Path, title: &str, (x_desc, y_desc): (&str, &str), series: &
         draw_line(&mut chart, line, PALETTE[i % PALETTE.len()], 1)?;
     }
     legend(&mut chart, SeriesLabelPosition::LowerRight)?;
+    root.present().map_err(failed)
+}
+
+/// Distributions, one line per series: x (a wait, in hours) on a logarithmic axis from
+/// `floor` up, y the share of jobs at or below it, in percent (coallocation-2d-trees'
+/// Figs 4 a and 6). Values under `floor` are drawn at `floor`, since a logarithmic axis
+/// has no zero.
+///
+/// # Errors
+/// When there is nothing to plot or the file cannot be written.
+pub fn distribution(path: &Path, title: &str, x_desc: &str, floor: f64, series: &[Series<'_>]) -> Result<()> {
+    let floored = moved(series, |(x, y)| (x.max(floor), y));
+    let ((_, x_hi), _) = extent(&floored)?;
+    let root = SVGBackend::new(path, (720, 440)).into_drawing_area();
+    root.fill(&WHITE).map_err(failed)?;
+    let mut chart = frame(&root, title, (40, 60))
+        .build_cartesian_2d((floor..(x_hi * 1.5).max(floor * 10.0)).log_scale(), 0.0..100.0)
+        .map_err(failed)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc("jobs at or below (%)")
+        .x_label_formatter(&|x| format!("{x}"))
+        .draw()
+        .map_err(failed)?;
+    for (i, line) in floored.iter().enumerate() {
+        draw_line(&mut chart, line, PALETTE[i % PALETTE.len()], 2)?;
+    }
+    legend(&mut chart, SeriesLabelPosition::LowerRight)?;
+    root.present().map_err(failed)
+}
+
+/// Lines over a linear x and a logarithmic y from `floor` up, with a dot at each point
+/// (coallocation-2d-trees' Fig 3: penalties an order of magnitude apart). Values under
+/// `floor` are drawn at `floor`.
+///
+/// # Errors
+/// When there is nothing to plot or the file cannot be written.
+pub fn log_lines(
+    path: &Path,
+    title: &str,
+    (x_desc, y_desc): (&str, &str),
+    floor: f64,
+    series: &[Series<'_>],
+) -> Result<()> {
+    let floored = moved(series, |(x, y)| (x, y.max(floor)));
+    let ((x_lo, x_hi), (y_lo, y_hi)) = extent(&floored)?;
+    let bottom = (y_lo / 2.0).max(floor);
+    let root = SVGBackend::new(path, (720, 440)).into_drawing_area();
+    root.fill(&WHITE).map_err(failed)?;
+    let mut chart = frame(&root, title, (40, 70))
+        .build_cartesian_2d(
+            x_lo.min(0.0)..x_hi.max(x_lo + 1.0),
+            (bottom..(y_hi * 2.0).max(bottom * 10.0)).log_scale(),
+        )
+        .map_err(failed)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .y_label_formatter(&|y| format!("{y}"))
+        .draw()
+        .map_err(failed)?;
+    dotted_lines(&mut chart, &floored)?;
+    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     root.present().map_err(failed)
 }

@@ -16,7 +16,7 @@ use resbench::workload::{Request, Workload};
 use structures::{Config, Kind};
 
 fn job(id: i64, submit: u64, n: u32, duration: u64, runtime: u64) -> Request {
-    Request { id, submit, n, duration, runtime }
+    Request { id, submit, n, duration, runtime, recorded_wait: None }
 }
 
 fn load(capacity: u32, requests: Vec<Request>) -> Workload {
