@@ -3,6 +3,7 @@
 mod campaign_command;
 mod external_command;
 mod replay_command;
+mod rspb_command;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -27,6 +28,9 @@ enum Command {
     /// Replay a trace (or a synthetic workload) with conservative backfilling on one or
     /// every structure, and report the work done.
     Replay(Box<replay_command::Args>),
+    /// Run the reservation schedulers of rspb-priorities-benefit-functions (RB, RSPB,
+    /// Co-RSPB, Co-RSBF, Co-RSBFR) on the thesis's workloads and print their measures.
+    Rspb(Box<rspb_command::Args>),
     /// Turn run files (or benchmark files) into `index.md` and `index.html` with SVG plots.
     Report {
         /// Run files written by `replay --out`, or benchmark files written by the
@@ -90,6 +94,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Replay(args) => replay_command::run(&args),
+        Command::Rspb(args) => rspb_command::run_command(&args),
         Command::Verify(args) => external_command::run_verify(&args),
         Command::Bench(args) => external_command::run_bench(&args),
         Command::Campaign { action } => campaign_command::run(action),
