@@ -2,10 +2,16 @@
 //! workloads, one row per algorithm, on one structure or on every one (then their
 //! decisions must be identical).
 
+use std::path::{Path, PathBuf};
+
 use anyhow::{bail, Result};
 use clap::builder::PossibleValuesParser;
+use indicatif::{ProgressBar, ProgressStyle};
+use resbench::command_line;
+use resbench::rspb::experiment::{figures, run_figure, Figure};
 use resbench::rspb::generate::{Count, Params};
 use resbench::rspb::metrics::{interval95, Metrics};
+use resbench::rspb::results::{ResultsFile, RSPB_KIND, RSPB_SCHEMA};
 use resbench::rspb::{run, Algorithm, Run};
 use structures::Kind;
 
@@ -49,6 +55,14 @@ pub struct Args {
     /// The highest priority (100).
     #[arg(long)]
     priority_max: Option<u32>,
+    /// Instead of the table, run the sweeps of these figures of the thesis (4.3 to 4.7,
+    /// 5.9 to 5.13, or `all`) on one structure at the chapters' defaults, and write
+    /// their results and report into `--out`.
+    #[arg(long, value_delimiter = ',', requires = "out", conflicts_with_all = ["machines", "requests", "time", "interval", "fixed", "priority_max", "experiment"])]
+    figure: Vec<String>,
+    /// The folder for the figures' results (`rspb-figures.json`) and report.
+    #[arg(long, requires = "figure")]
+    out: Option<PathBuf>,
 }
 
 const ALL: (&str, &str) = ("all", "every structure, failing unless their decisions are identical");
@@ -74,6 +88,9 @@ fn params(args: &Args) -> Params {
 /// # Errors
 /// Bad parameters, or structures that decided differently (or a divergence, verified).
 pub fn run_command(args: &Args) -> Result<()> {
+    if let Some(out) = &args.out {
+        return run_figures(args, out);
+    }
     let chapter = if args.experiment == "chapter5" { 5 } else { 4 };
     let kinds = if args.structure == "all" {
         Kind::ALL.to_vec()
@@ -133,5 +150,51 @@ pub fn run_command(args: &Args) -> Result<()> {
     if kinds.len() > 1 {
         println!("decisions: identical across {} structures for every algorithm and seed", kinds.len());
     }
+    Ok(())
+}
+
+/// `--figure`: the sweeps, their results file and their report.
+fn run_figures(args: &Args, out: &Path) -> Result<()> {
+    let known = figures();
+    let chosen: Vec<&Figure> = if args.figure.iter().any(|f| f == "all") {
+        known.iter().collect()
+    } else {
+        args.figure
+            .iter()
+            .map(|id| {
+                known.iter().find(|f| f.id == id).ok_or_else(|| {
+                    let ids: Vec<&str> = known.iter().map(|f| f.id).collect();
+                    anyhow::anyhow!("no figure {id}: the thesis's are {} (or all)", ids.join(", "))
+                })
+            })
+            .collect::<Result<_>>()?
+    };
+    if args.structure == "all" {
+        bail!("--figure runs on one structure (--structure NAME); `resbench rspb --structure all` checks that every structure decides alike");
+    }
+    let kind: Kind = args.structure.parse().map_err(anyhow::Error::msg)?;
+    let bar = ProgressBar::new(chosen.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} figures {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut results = Vec::new();
+    for figure in chosen {
+        bar.set_message(format!("Fig {}", figure.id));
+        results.push(run_figure(figure, args.seed, args.seeds, kind)?);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let file = ResultsFile {
+        kind: RSPB_KIND.to_owned(),
+        schema: RSPB_SCHEMA,
+        git_revision: resbench::GIT_REVISION.to_owned(),
+        command: command_line(),
+        structure: kind,
+        first_seed: args.seed,
+        seeds: args.seeds,
+        figures: results,
+    };
+    println!("wrote {}", file.write(out)?.display());
+    println!("wrote {}", resbench::report::rspb::render(&file, out, &command_line())?.display());
     Ok(())
 }

@@ -11,11 +11,13 @@
 
 mod batch;
 mod co;
+pub mod experiment;
 pub mod generate;
 mod grid;
 pub mod metrics;
 pub mod model;
 mod refine;
+pub mod results;
 mod single;
 mod table;
 
@@ -163,6 +165,14 @@ pub enum RspbError {
         id: u64,
         /// Why.
         why: &'static str,
+    },
+    /// A figure's parameters are refused.
+    #[error("figure {figure}: {why}")]
+    Params {
+        /// The figure.
+        figure: &'static str,
+        /// Why.
+        why: String,
     },
     /// A table op was refused or diverged from the oracle.
     #[error("{0}")]
