@@ -244,7 +244,7 @@ fn agreement(figure: &Figure, result: &FigureResult) -> String {
             );
             let above = (0..n).filter(|&k| r[k].rejected.mean > p[k].rejected.mean).count();
             if ratio > 0.3 || 2 * above < n {
-                text.push_str(" Where this differs from the thesis, the likely reasons: it gives no arrival rate for chapter 5 (we take chapter 4's, so 300 requests arrive within about 2,900 time units and their windows crowd the 4,320 after), and the load sets how much giving every sub-request only its minimum saves; its benefit shapes are lost with Fig 1.1, and ours decide how far a soft request may be degraded; and Co-RSBFR refines toward what Co-RSPB reserves at once, so here its later rejections approach Co-RSPB's rather than exceed them.");
+                text.push_str(" Where this differs from the thesis, the likely reasons: it gives no arrival rate for chapter 5 (we take chapter 4's, so at the default 300 requests they arrive within about 2,900 time units and their windows crowd the 4,320 after), and the load sets how much giving every sub-request only its minimum saves; its benefit shapes are lost with Fig 1.1, and ours decide how far a soft request may be degraded; and Co-RSBFR refines toward what Co-RSPB reserves at once, so here its later rejections approach Co-RSPB's rather than exceed them.");
             }
             if figure.id == "5.12" {
                 let falling =
