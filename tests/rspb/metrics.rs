@@ -111,6 +111,31 @@ fn assign(
     top
 }
 
+/// Section 5.2 written out afresh: `B = Σ_k w_k B_k` with `w_k = p_k / Σ_j p_j` over
+/// every request, `B_k = (1/n) Σ_i b_i`, 0 when rejected, and each `b_i` from its shape's
+/// definition (the step, or `x`, `sqrt x`, `x²` of the share reserved down to the floor).
+fn by_definition(w: &Workload, d: &[Decision]) -> f64 {
+    let total: f64 = w.requests.iter().map(|r| f64::from(r.priority)).sum();
+    let mut b = 0.0;
+    for (r, decision) in w.requests.iter().zip(d) {
+        let Decision::Accepted(placed) = decision else { continue };
+        let mut sum = 0.0;
+        for (s, p) in r.subs.iter().zip(placed) {
+            let x = f64::from(p.cpu) / f64::from(s.cpu_max);
+            sum += match s.shape {
+                _ if x >= 1.0 => 1.0,
+                Shape::Step => 0.0,
+                _ if p.cpu < s.cpu_min => 0.0,
+                Shape::Linear => x,
+                Shape::Concave => x.sqrt(),
+                Shape::Convex => x * x,
+            };
+        }
+        b += f64::from(r.priority) / total * (sum / r.subs.len() as f64);
+    }
+    b
+}
+
 #[test]
 fn on_tiny_instances_every_admission_fits_and_no_algorithm_beats_the_best_benefit() {
     let mut rng = StdRng::seed_from_u64(17);
@@ -159,6 +184,7 @@ fn on_tiny_instances_every_admission_fits_and_no_algorithm_beats_the_best_benefi
             );
             let b = Metrics::new(&w, &d).system_benefit;
             assert!(b <= optimum + 1e-12, "case {case}: {algorithm} reaches {b} above the optimum {optimum}");
+            assert!((b - by_definition(&w, &d)).abs() < 1e-12, "case {case}: {algorithm}: {b}");
         }
     }
 }
