@@ -12,6 +12,7 @@ pub mod period;
 pub mod policy;
 pub mod replay;
 pub mod report;
+pub mod rspb;
 pub mod run_file;
 pub mod swf;
 pub mod synthetic;

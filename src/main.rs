@@ -3,6 +3,7 @@
 mod campaign_command;
 mod external_command;
 mod replay_command;
+mod rspb_command;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -11,6 +12,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
 use resbench::bench_file::{is_bench_file, BenchFile};
+use resbench::rspb::results::{is_rspb_file, ResultsFile};
 use resbench::run_file::RunFile;
 use resbench::{command_line, ops_stream, report};
 use structures::Config;
@@ -27,10 +29,13 @@ enum Command {
     /// Replay a trace (or a synthetic workload) with conservative backfilling on one or
     /// every structure, and report the work done.
     Replay(Box<replay_command::Args>),
+    /// Run the reservation schedulers of rspb-priorities-benefit-functions (RB, RSPB,
+    /// Co-RSPB, Co-RSBF, Co-RSBFR) on the thesis's workloads and print their measures.
+    Rspb(Box<rspb_command::Args>),
     /// Turn run files (or benchmark files) into `index.md` and `index.html` with SVG plots.
     Report {
-        /// Run files written by `replay --out`, or benchmark files written by the
-        /// benches crate's `record` (not both kinds at once).
+        /// Run files written by `replay --out`, benchmark files written by the benches
+        /// crate's `record`, or the results file of `rspb --figure` (one kind at once).
         #[arg(required = true)]
         runs: Vec<PathBuf>,
         /// The folder to write the report into.
@@ -71,10 +76,15 @@ enum Command {
 /// Whether `path` holds benchmark results (anything else is read as a run file, which
 /// reports its own errors).
 fn is_benchmarks(path: &Path) -> bool {
+    is_kind(path, is_bench_file)
+}
+
+/// Whether `path` is a JSON file of the kind `kind` recognises.
+fn is_kind(path: &Path, kind: fn(&serde_json::Value) -> bool) -> bool {
     resbench::limits::read_file(path)
         .ok()
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-        .is_some_and(|value| is_bench_file(&value))
+        .is_some_and(|value| kind(&value))
 }
 
 fn main() -> ExitCode {
@@ -90,12 +100,19 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Replay(args) => replay_command::run(&args),
+        Command::Rspb(args) => rspb_command::run_command(&args),
         Command::Verify(args) => external_command::run_verify(&args),
         Command::Bench(args) => external_command::run_bench(&args),
         Command::Campaign { action } => campaign_command::run(action),
         Command::Report { runs, out, readme } => {
             let benchmarks = runs.iter().filter(|path| is_benchmarks(path)).count();
-            let page = if benchmarks == 0 {
+            let rspb = runs.iter().filter(|path| is_kind(path, is_rspb_file)).count();
+            let page = if rspb > 0 {
+                let [path] = runs.as_slice() else {
+                    bail!("give one rspb results file alone ({rspb} of {} are)", runs.len());
+                };
+                report::rspb::render(&ResultsFile::read(path)?, &out, &command_line())?
+            } else if benchmarks == 0 {
                 if readme.is_some() {
                     bail!("--readme takes benchmark files; these are run files");
                 }

@@ -287,3 +287,36 @@ fn renumbered_jobs_are_counted_in_the_run_file_and_the_report() {
     assert!(md.contains("Warning: 1 jobs were given new job numbers"), "{md}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn rspb_prints_one_row_per_algorithm_and_checks_every_structure_decides_alike() {
+    let (ok, out, err) = resbench(&["rspb", "--experiment", "chapter5", "--requests", "60", "--seeds", "2"]);
+    assert!(ok, "{err}");
+    for algorithm in ["co-rspb |", "co-rsbf |", "co-rsbfr |"] {
+        assert!(out.lines().any(|l| l.starts_with(algorithm)), "no {algorithm} row:\n{out}");
+    }
+    assert!(out.contains("decisions: identical across 8 structures for every algorithm and seed"), "{out}");
+    assert!(out.contains("60 ± 0"), "{out}");
+}
+
+#[test]
+fn rspb_refuses_bad_parameters_by_name() {
+    let dir = std::env::temp_dir().join(format!("resbench-cli-rspb-{}", std::process::id()));
+    let dir = dir.to_str().unwrap();
+    for (args, expected) in [
+        (
+            vec!["rspb", "--interval", "0"],
+            "interval: 0: requests must be collected for at least one time unit",
+        ),
+        (vec!["rspb", "--experiment", "chapter5", "--fixed", "2"], "fixed: 2: a share in 0-1"),
+        (vec!["rspb", "--priority-max", "0"], "priority: a highest priority of 0"),
+        (
+            vec!["rspb", "--figure", "9.9", "--structure", "rbtree", "--out", dir],
+            "no figure 9.9: the thesis's are 4.3, 4.4",
+        ),
+        (vec!["rspb", "--figure", "4.3", "--out", dir], "--figure runs on one structure"),
+    ] {
+        let (ok, _, err) = resbench(&args);
+        assert!(!ok && err.contains(expected), "{args:?}: {err}");
+    }
+}

@@ -191,13 +191,26 @@ pub enum ReplayError {
 }
 
 /// A structure alone, or beside the oracle through the differential driver.
-enum Runner {
+pub(crate) enum Runner {
     Plain(Box<dyn AvailabilityIndex>),
     Verified(Box<Differential>),
 }
 
 impl Runner {
-    fn step(&mut self, id: i64, op: Op) -> Result<Outcome, ReplayError> {
+    /// A fresh `kind` for `scenario`, beside the oracle when `verify`.
+    pub(crate) fn build(kind: Kind, scenario: Scenario, verify: bool) -> Result<Self, ReplayError> {
+        Ok(if verify {
+            Runner::Verified(Box::new(Differential::new(kind, scenario, false).map_err(ReplayError::Build)?))
+        } else {
+            Runner::Plain(kind.build(scenario.capacity, scenario.config).map_err(ReplayError::Build)?)
+        })
+    }
+
+    /// Applies `op` for request `id`.
+    ///
+    /// # Errors
+    /// The structure refused it, or (verified) it diverged from the oracle.
+    pub(crate) fn step(&mut self, id: i64, op: Op) -> Result<Outcome, ReplayError> {
         let outcome = match self {
             Runner::Plain(index) => oracle::apply(index.as_mut(), &op),
             Runner::Verified(run) => run.step(op.clone()).map_err(ReplayError::Divergence)?,
@@ -208,7 +221,8 @@ impl Runner {
         }
     }
 
-    fn index(&self) -> &dyn AvailabilityIndex {
+    /// The structure.
+    pub(crate) fn index(&self) -> &dyn AvailabilityIndex {
         match self {
             Runner::Plain(index) => index.as_ref(),
             Runner::Verified(run) => run.structure(),
@@ -256,11 +270,7 @@ pub fn replay(
     observer: &mut dyn Observer,
 ) -> Result<Run, ReplayError> {
     let scenario = Scenario { capacity: workload.capacity, config: kind.config_for(setup.config) };
-    let runner = if setup.verify {
-        Runner::Verified(Box::new(Differential::new(kind, scenario, false).map_err(ReplayError::Build)?))
-    } else {
-        Runner::Plain(kind.build(scenario.capacity, scenario.config).map_err(ReplayError::Build)?)
-    };
+    let runner = Runner::build(kind, scenario, setup.verify)?;
     let run = Run::fresh(kind, setup.verify, workload.requests.len());
     let started = Instant::now();
     let mut policy = setup.options.policy.build(&setup.options);

@@ -415,11 +415,7 @@ pub fn render(files: &[BenchFile], out: &Path, command: &str, readme: Option<&Pa
             })
             .collect(),
     ));
-    let md = out.join("index.md");
-    fs::write(&md, doc::markdown(&blocks)).with_context(|| format!("cannot write {}", md.display()))?;
-    let html = out.join("index.html");
-    fs::write(&html, doc::html("resbench performance report", &blocks))
-        .with_context(|| format!("cannot write {}", html.display()))?;
+    let html = doc::write_pages(out, "resbench performance report", &blocks)?;
     if let Some(readme) = readme {
         let link = out.join("index.md");
         let text = format!(

@@ -2,6 +2,10 @@
 //! files always say the same thing.
 
 use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
 
 /// One block of a report.
 pub enum Block {
@@ -119,4 +123,18 @@ pub fn html(title: &str, blocks: &[Block]) -> String {
          </script>\n</body>\n</html>\n",
     );
     out
+}
+
+/// Writes `blocks` into `out` as `index.md` and `index.html` (titled `title`), returning
+/// the HTML page's path.
+///
+/// # Errors
+/// When a file cannot be written.
+pub fn write_pages(out: &Path, title: &str, blocks: &[Block]) -> Result<PathBuf> {
+    let md = out.join("index.md");
+    fs::write(&md, markdown(blocks)).with_context(|| format!("cannot write {}", md.display()))?;
+    let html = out.join("index.html");
+    fs::write(&html, self::html(title, blocks))
+        .with_context(|| format!("cannot write {}", html.display()))?;
+    Ok(html)
 }

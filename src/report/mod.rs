@@ -8,6 +8,7 @@ mod coalloc;
 mod doc;
 mod plots;
 mod policies;
+pub mod rspb;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -282,10 +283,6 @@ pub fn render(runs: &[RunFile], out: &Path, command: &str) -> Result<PathBuf> {
     }
     blocks.extend(policies::comparison(runs, out)?);
     blocks.extend(coalloc::section(runs, out)?);
-    let md = out.join("index.md");
-    fs::write(&md, doc::markdown(&blocks)).with_context(|| format!("cannot write {}", md.display()))?;
-    let html = out.join("index.html");
-    fs::write(&html, doc::html("resbench report", &blocks))
-        .with_context(|| format!("cannot write {}", html.display()))?;
+    let html = doc::write_pages(out, "resbench report", &blocks)?;
     Ok(html)
 }

@@ -1,0 +1,267 @@
+//! The thesis's figures as sweeps (rspb-priorities-benefit-functions, sections 4.5 and
+//! 5.6): for each point, the workloads of several RNG seeds, every algorithm of the
+//! chapter on each (paired), and each measure's mean with a 95 % confidence interval.
+//! The thesis gives each sweep's range, not its steps; the steps are ours.
+
+use serde::{Deserialize, Serialize};
+use structures::{Kind, Time};
+
+use super::generate::{Count, Params};
+use super::metrics::{interval95, Metrics};
+use super::{run, Algorithm, RspbError};
+
+/// What a figure plots on its y axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Measure {
+    /// Requests rejected.
+    Rejected,
+    /// Mean CPU reserved per request (with the CPU asked for as the "ideal").
+    ReservedCpu,
+    /// Priorities of the rejected, summed, against the rejections.
+    RejectedPriority,
+    /// System benefit (panel a) and rejections (panel b).
+    Benefit,
+}
+
+/// One of the thesis's figures.
+#[derive(Debug, Clone)]
+pub struct Figure {
+    /// Its number, `4.3` to `5.13`.
+    pub id: &'static str,
+    /// The thesis's caption.
+    pub caption: &'static str,
+    /// The x axis.
+    pub x_label: &'static str,
+    /// The y axis.
+    pub measure: Measure,
+    /// The trends the thesis states about it, quoted.
+    pub trend: &'static str,
+    /// Whether x is the mean number of requests created (a sweep of simulation time).
+    pub x_requests: bool,
+    /// Each point's x value and parameters (x of a request-count sweep is the mean
+    /// number of requests created, computed when run).
+    pub points: Vec<(f64, Params)>,
+}
+
+/// The chapter a figure belongs to.
+impl Figure {
+    /// 4 or 5.
+    pub fn chapter(&self) -> u8 {
+        if self.id.starts_with('4') {
+            4
+        } else {
+            5
+        }
+    }
+}
+
+/// Durations uniform in `20..=2μ - 20`, so that their mean is `μ` (section 4.5 and 5.6
+/// give only the range of means).
+fn durations(mean: Time) -> (Time, Time) {
+    (20, (2 * mean).saturating_sub(20).max(20))
+}
+
+/// The ten figures, in the thesis's order.
+pub fn figures() -> Vec<Figure> {
+    let (c4, c5) = (Params::chapter4(), Params::chapter5());
+    let sweep = |xs: Vec<u64>, f: &dyn Fn(u64) -> Params| xs.into_iter().map(|x| (x as f64, f(x))).collect();
+    vec![
+        Figure {
+            id: "4.3",
+            caption: "Number of rejections versus number of requests",
+            x_label: "requests created (simulation time 10,000 to 120,000)",
+            measure: Measure::Rejected,
+            trend: "\"the number of rejections for RSPB is considerably lower than that for RB in all three cases\" (section 4.5, of Figs 4.3-4.5)",
+            x_requests: true,
+            points: sweep((1..=12).map(|k| k * 10_000).collect(), &|t| Params { count: Count::Within(t), ..c4.clone() }),
+        },
+        Figure {
+            id: "4.4",
+            caption: "Number of rejections versus number of machines",
+            x_label: "machines",
+            measure: Measure::Rejected,
+            trend: "\"the number of rejections for RSPB is considerably lower than that for RB in all three cases\" (section 4.5, of Figs 4.3-4.5)",
+            x_requests: false,
+            points: sweep((1..=10).map(|k| 2 * k).collect(), &|m| Params { machines: m as usize, ..c4.clone() }),
+        },
+        Figure {
+            id: "4.5",
+            caption: "Number of rejections versus request duration",
+            x_label: "mean requested duration",
+            measure: Measure::Rejected,
+            trend: "\"the number of rejections for RSPB is considerably lower than that for RB in all three cases\" (section 4.5, of Figs 4.3-4.5)",
+            x_requests: false,
+            points: sweep((0..=8).map(|k| 30 + 40 * k).collect(), &|mu| Params { duration: durations(mu), ..c4.clone() }),
+        },
+        Figure {
+            id: "4.6",
+            caption: "The average of reserved CPU versus the average of requested CPU",
+            x_label: "mean requested CPU (%)",
+            measure: Measure::ReservedCpu,
+            trend: "\"when the average of requested CPU is less than 25%, reserved CPU for all three curves are the same\"; above, \"RB and RSPB deviate from the ideal approach\"; \"The curve for RB is lowest before the average of requested CPU is less than 63%\", the difference growing up to 50 % and \"almost the zero after 63%\" (section 4.5)",
+            x_requests: false,
+            points: sweep((0..=10).map(|k| 20 + 5 * k).collect(), &|mu| {
+                let mu = mu as u32;
+                Params { cpu: ((2 * mu).saturating_sub(70).max(20), (2 * mu).saturating_sub(20).min(70)), ..c4.clone() }
+            }),
+        },
+        Figure {
+            id: "4.7",
+            caption: "Sum of rejected priorities versus number of rejections",
+            x_label: "rejections (simulation time 10,000 to 100,000; starts 300 later)",
+            measure: Measure::RejectedPriority,
+            trend: "\"the sum of rejected priorities of RSPB is less than that of RB. This is due to priority ordering in RSPB\" (section 4.5)",
+            x_requests: false,
+            points: sweep((1..=10).map(|k| k * 10_000).collect(), &|t| Params { count: Count::Within(t), lead: 300, ..c4.clone() }),
+        },
+        Figure {
+            id: "5.9",
+            caption: "(a) System benefit and (b) number of rejections versus number of requests",
+            x_label: "requests",
+            measure: Measure::Benefit,
+            trend: CHAPTER_5_TREND,
+            x_requests: false,
+            points: sweep((0..10).map(|k| 100 + 200 * k).collect(), &|n| Params { count: Count::Exactly(n as usize), ..c5.clone() }),
+        },
+        Figure {
+            id: "5.10",
+            caption: "(a) System benefit and (b) number of rejections versus number of machines",
+            x_label: "machines",
+            measure: Measure::Benefit,
+            trend: CHAPTER_5_TREND,
+            x_requests: false,
+            points: sweep((1..=10).map(|k| 4 * k).collect(), &|m| Params { machines: m as usize, ..c5.clone() }),
+        },
+        Figure {
+            id: "5.11",
+            caption: "(a) System benefit and (b) number of rejections versus requested duration",
+            x_label: "mean requested duration",
+            measure: Measure::Benefit,
+            trend: CHAPTER_5_TREND,
+            x_requests: false,
+            points: sweep(vec![24, 40, 60, 80, 100, 120, 140, 159], &|mu| Params { duration: durations(mu), ..c5.clone() }),
+        },
+        Figure {
+            id: "5.12",
+            caption: "(a) System benefit and (b) number of rejections versus percentage of floating requests",
+            x_label: "floating requests (%)",
+            measure: Measure::Benefit,
+            trend: "\"when all requests ask for fixed machines, the number of rejections are highest, therefore the system benefit are lowest for all three algorithms. As the percentage of requests requiring floating machines increases, the number of rejections for all three algorithms decreases and the system benefit increases\" (section 5.6)",
+            x_requests: false,
+            points: sweep((0..=10).map(|k| 10 * k).collect(), &|f| Params { fixed: 1.0 - f as f64 / 100.0, ..c5.clone() }),
+        },
+        Figure {
+            id: "5.13",
+            caption: "(a) System benefit and (b) number of rejections versus scope of priority",
+            x_label: "highest priority",
+            measure: Measure::Benefit,
+            trend: "\"the scope of priority does not affect the value of system benefit and the number of rejections\" (section 5.6)",
+            x_requests: false,
+            points: sweep((1..=10).map(|k| 10 * k).collect(), &|p| Params { priority_max: p as u32, ..c5.clone() }),
+        },
+    ]
+}
+
+const CHAPTER_5_TREND: &str = "\"the system benefit for Co-RSPB is considerably higher than that for Co-RSBF and Co-RSBFR in all three cases\"; \"the number of rejections for Co-RSBFR is much higher than that for Co-RSPB and Co-RSBF. The number of rejections for Co-RSBF is the lowest as we expected. The number of rejections for Co-RSPB is about 10% higher than that for Co-RSBF\" (section 5.6, of Figs 5.9-5.11)";
+
+/// A measure's mean over the seeds and the half-width of its 95 % interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Estimate {
+    /// The mean.
+    pub mean: f64,
+    /// Half the 95 % confidence interval (Student's t); 0 for one seed.
+    pub half: f64,
+}
+
+impl Estimate {
+    fn of(values: &[f64]) -> Self {
+        let (mean, half) = interval95(values);
+        Self { mean, half: half.unwrap_or(0.0) }
+    }
+}
+
+/// One algorithm at one point of a figure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Point {
+    /// The x value.
+    pub x: f64,
+    /// Requests per workload.
+    pub requests: Estimate,
+    /// Rejections.
+    pub rejected: Estimate,
+    /// Priorities of the rejected, summed.
+    pub rejected_priority: Estimate,
+    /// CPU reserved per request.
+    pub reserved_cpu: Estimate,
+    /// CPU asked for per request.
+    pub requested_cpu: Estimate,
+    /// System benefit.
+    pub system_benefit: Estimate,
+    /// Ops on the tables per request.
+    pub ops_per_request: Estimate,
+}
+
+/// One algorithm's curve.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Series {
+    /// The algorithm, by name.
+    pub algorithm: String,
+    /// Its points, in the sweep's order.
+    pub points: Vec<Point>,
+}
+
+/// A figure's results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FigureResult {
+    /// The figure's number.
+    pub id: String,
+    /// One curve per algorithm of its chapter.
+    pub series: Vec<Series>,
+}
+
+/// Runs `figure` with `seeds` workloads per point (RNG seeds `first..first + seeds`) on
+/// `kind`, every algorithm on the same workloads.
+///
+/// # Errors
+/// Bad parameters, or a failed run.
+pub fn run_figure(figure: &Figure, first: u64, seeds: u64, kind: Kind) -> Result<FigureResult, RspbError> {
+    let algorithms = Algorithm::of_chapter(figure.chapter());
+    let mut series: Vec<Series> =
+        algorithms.iter().map(|a| Series { algorithm: a.name().to_owned(), points: Vec::new() }).collect();
+    for (x, params) in &figure.points {
+        let mut samples: Vec<Vec<(Metrics, f64)>> = vec![Vec::new(); algorithms.len()];
+        for seed in first..first.saturating_add(seeds) {
+            let workload = params
+                .workload(seed)
+                .map_err(|e| RspbError::Params { figure: figure.id, why: e.to_string() })?;
+            for (a, algorithm) in algorithms.iter().enumerate() {
+                let r = run(*algorithm, &workload, kind, false)?;
+                let m = Metrics::new(&workload, &r.decisions);
+                samples[a].push((m, r.ops as f64 / m.requests.max(1) as f64));
+            }
+        }
+        for (s, sample) in series.iter_mut().zip(&samples) {
+            let of =
+                |f: &dyn Fn(&(Metrics, f64)) -> f64| Estimate::of(&sample.iter().map(f).collect::<Vec<_>>());
+            let requests = of(&|m| m.0.requests as f64);
+            // A request-count sweep is plotted against the requests created.
+            let x = if figure.x_requests { requests.mean } else { *x };
+            s.points.push(Point {
+                x,
+                requests,
+                rejected: of(&|m| m.0.rejected as f64),
+                rejected_priority: of(&|m| m.0.rejected_priority as f64),
+                reserved_cpu: of(&|m| m.0.reserved_cpu),
+                requested_cpu: of(&|m| m.0.requested_cpu),
+                system_benefit: of(&|m| m.0.system_benefit),
+                ops_per_request: of(&|m| m.1),
+            });
+        }
+    }
+    Ok(FigureResult { id: figure.id.to_owned(), series })
+}
