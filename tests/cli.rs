@@ -310,6 +310,7 @@ fn rspb_refuses_bad_parameters_by_name() {
         ),
         (vec!["rspb", "--experiment", "chapter5", "--fixed", "2"], "fixed: 2: a share in 0-1"),
         (vec!["rspb", "--priority-max", "0"], "priority: a highest priority of 0"),
+        (vec!["rspb", "--seed", "18446744073709551615", "--seeds", "2"], "past the last RNG seed"),
         (
             vec!["rspb", "--figure", "9.9", "--structure", "rbtree", "--out", dir],
             "no figure 9.9: the thesis's are 4.3, 4.4",

@@ -13,7 +13,7 @@ fn results() -> ResultsFile {
         .filter(|f| ["4.3", "4.6", "4.7", "5.12"].contains(&f.id))
         .map(|mut f| {
             f.points.truncate(2);
-            run_figure(&f, 1, 2, Kind::RbTree).unwrap()
+            run_figure(&f, 1, 2, Kind::RbTree, false).unwrap()
         })
         .collect();
     ResultsFile {
@@ -66,6 +66,11 @@ fn another_kind_or_schema_is_refused() {
     let path = dir.join("x.json");
     fs::write(&path, r#"{"kind": "rspb-figures", "schema": 7}"#).unwrap();
     assert!(ResultsFile::read(&path).unwrap_err().to_string().contains("schema Some(7), this build reads 1"));
+    let mut broken = results();
+    broken.figures[0].series[1].points.pop();
+    fs::write(&path, serde_json::to_string(&broken).unwrap()).unwrap();
+    let err = ResultsFile::read(&path).unwrap_err().to_string();
+    assert!(err.contains("figure 4.3: its series must have the same number of points"), "{err}");
     fs::write(&path, r#"{"schema": 1}"#).unwrap();
     assert!(ResultsFile::read(&path).unwrap_err().to_string().contains("not an rspb results file"));
     fs::remove_dir_all(dir).unwrap();

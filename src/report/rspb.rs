@@ -25,7 +25,7 @@ pub fn render(file: &ResultsFile, out: &Path, command: &str) -> Result<PathBuf> 
             "RB and RSPB (chapter 4), Co-RSPB, Co-RSBF and Co-RSBFR (chapter 5) on the thesis's workloads, {} workloads per point (RNG seeds {} to {}), every algorithm of a chapter on the same workloads; every machine's time slot table a `{}` (decisions are the same on every structure: `resbench rspb --structure all` checks it). Each cell is a mean ± the half-width of its 95 % confidence interval (Student's t). Revision `{}`.",
             file.seeds,
             file.first_seed,
-            file.first_seed + file.seeds.saturating_sub(1),
+            file.first_seed.saturating_add(file.seeds.saturating_sub(1)),
             file.structure,
             file.git_revision
         )),
@@ -173,6 +173,11 @@ fn curve<'a>(result: &'a FigureResult, algorithm: &str) -> Option<&'a [Point]> {
     result.series.iter().find(|s| s.algorithm == algorithm).map(|s| s.points.as_slice())
 }
 
+/// `f` summed over the points.
+fn total(points: &[Point], f: fn(&Point) -> f64) -> f64 {
+    points.iter().map(f).sum()
+}
+
 /// At how many of the points `holds` is true, as "k of n".
 fn count(points: usize, holds: impl Fn(usize) -> bool) -> String {
     format!("{} of {points}", (0..points).filter(|&k| holds(k)).count())
@@ -184,16 +189,15 @@ fn agreement(figure: &Figure, result: &FigureResult) -> String {
     let ch5 = (curve(result, "co-rspb"), curve(result, "co-rsbf"), curve(result, "co-rsbfr"));
     match (figure.measure, ch4, ch5) {
         (Measure::Rejected, (Some(rb), Some(rspb)), _) => {
-            let fewer: f64 = rb
-                .iter()
-                .zip(rspb)
-                .map(|(a, b)| 1.0 - b.rejected.mean / a.rejected.mean.max(1e-9))
-                .sum::<f64>()
-                / rb.len() as f64;
+            let (all_rb, all_rspb) = (total(rb, |p| p.rejected.mean), total(rspb, |p| p.rejected.mean));
+            let fewer = if all_rb > 0.0 {
+                format!("{:.0} % fewer over the sweep", 100.0 * (1.0 - all_rspb / all_rb))
+            } else {
+                "neither rejecting any".to_owned()
+            };
             format!(
-                "RSPB rejects fewer than RB at {} points, {:.0} % fewer on average.",
+                "RSPB rejects fewer than RB at {} points, {fewer}.",
                 count(rb.len(), |k| rspb[k].rejected.mean < rb[k].rejected.mean),
-                100.0 * fewer
             )
         }
         (Measure::ReservedCpu, (Some(rb), Some(rspb)), _) => {
@@ -216,10 +220,8 @@ fn agreement(figure: &Figure, result: &FigureResult) -> String {
             )
         }
         (Measure::RejectedPriority, (Some(rb), Some(rspb)), _) => {
-            let per = |p: &[Point]| {
-                p.iter().map(|q| q.rejected_priority.mean).sum::<f64>()
-                    / p.iter().map(|q| q.rejected.mean).sum::<f64>().max(1e-9)
-            };
+            let per =
+                |p: &[Point]| total(p, |q| q.rejected_priority.mean) / total(p, |q| q.rejected.mean).max(1.0);
             let (a, b) = (per(rspb), per(rb));
             let mut text = format!(
                 "RSPB's sum of rejected priorities is below RB's at {} points; per rejection, the rejected priority averages {a:.1} under RSPB against {b:.1} under RB (priorities are uniform in 1-100, mean 50.5).",
@@ -232,11 +234,10 @@ fn agreement(figure: &Figure, result: &FigureResult) -> String {
         }
         (Measure::Benefit, _, (Some(p), Some(f), Some(r))) => {
             let n = p.len();
-            let ratio =
-                p.iter().zip(f).map(|(a, b)| a.rejected.mean / b.rejected.mean.max(1e-9) - 1.0).sum::<f64>()
-                    / n as f64;
+            let (all_p, all_f) = (total(p, |q| q.rejected.mean), total(f, |q| q.rejected.mean));
+            let ratio = if all_f > 0.0 { all_p / all_f - 1.0 } else { 0.0 };
             let mut text = format!(
-                "Co-RSPB's benefit is the highest at {} points; Co-RSBF rejects fewest at {}; Co-RSBFR rejects more than Co-RSPB at {}; Co-RSPB rejects {:+.0} % against Co-RSBF on average (the thesis: about +10 %).",
+                "Co-RSPB's benefit is the highest at {} points; Co-RSBF rejects fewest at {}; Co-RSBFR rejects more than Co-RSPB at {}; Co-RSPB rejects {:+.0} % against Co-RSBF over the sweep (the thesis: about +10 %).",
                 count(n, |k| p[k].system_benefit.mean >= f[k].system_benefit.mean && p[k].system_benefit.mean >= r[k].system_benefit.mean),
                 count(n, |k| f[k].rejected.mean <= p[k].rejected.mean && f[k].rejected.mean <= r[k].rejected.mean),
                 count(n, |k| r[k].rejected.mean > p[k].rejected.mean),

@@ -225,22 +225,34 @@ pub struct FigureResult {
 }
 
 /// Runs `figure` with `seeds` workloads per point (RNG seeds `first..first + seeds`) on
-/// `kind`, every algorithm on the same workloads.
+/// `kind` (beside the oracle when `verify`), every algorithm on the same workloads.
 ///
 /// # Errors
-/// Bad parameters, or a failed run.
-pub fn run_figure(figure: &Figure, first: u64, seeds: u64, kind: Kind) -> Result<FigureResult, RspbError> {
+/// No seed, seeds past the last RNG seed, bad parameters, or a failed run.
+pub fn run_figure(
+    figure: &Figure,
+    first: u64,
+    seeds: u64,
+    kind: Kind,
+    verify: bool,
+) -> Result<FigureResult, RspbError> {
+    let Some(last) = first.checked_add(seeds).filter(|_| seeds > 0) else {
+        return Err(RspbError::Params {
+            figure: figure.id,
+            why: format!("{seeds} seeds from {first}: at least one, within the RNG seeds"),
+        });
+    };
     let algorithms = Algorithm::of_chapter(figure.chapter());
     let mut series: Vec<Series> =
         algorithms.iter().map(|a| Series { algorithm: a.name().to_owned(), points: Vec::new() }).collect();
     for (x, params) in &figure.points {
         let mut samples: Vec<Vec<(Metrics, f64)>> = vec![Vec::new(); algorithms.len()];
-        for seed in first..first.saturating_add(seeds) {
+        for seed in first..last {
             let workload = params
                 .workload(seed)
                 .map_err(|e| RspbError::Params { figure: figure.id, why: e.to_string() })?;
             for (a, algorithm) in algorithms.iter().enumerate() {
-                let r = run(*algorithm, &workload, kind, false)?;
+                let r = run(*algorithm, &workload, kind, verify)?;
                 let m = Metrics::new(&workload, &r.decisions);
                 samples[a].push((m, r.ops as f64 / m.requests.max(1) as f64));
             }

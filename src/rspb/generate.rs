@@ -200,7 +200,10 @@ impl Params {
                 .map(|_| {
                     let cpu_max = cpus.random_range(self.cpu.0..=self.cpu.1);
                     let shape = Shape::ALL[shapes.random_range(0..Shape::ALL.len())];
-                    let machine = is_fixed.then(|| places.random_range(0..self.machines));
+                    // Drawn for every sub-request, so that the share of fixed requests
+                    // changes which are fixed and nothing else.
+                    let place = places.random_range(0..self.machines);
+                    let machine = is_fixed.then_some(place);
                     Sub { cpu_max, cpu_min: shape.cpu_min(cpu_max, self.soft_floor), shape, machine }
                 })
                 .collect();

@@ -244,7 +244,7 @@ pub fn run(algorithm: Algorithm, workload: &Workload, kind: Kind, verify: bool) 
             }
         }
         if verify {
-            grid.validate(event.at, event.at + workload.horizon)
+            grid.validate(event.at, event.at.saturating_add(workload.horizon))
                 .map_err(|why| RspbError::Invariant { at: event.at, why })?;
         }
     }

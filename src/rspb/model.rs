@@ -49,7 +49,8 @@ impl Shape {
     pub fn cpu_min(self, cpu_max: Cpu, floor: f64) -> Cpu {
         match self {
             Shape::Step => cpu_max,
-            _ => ((floor * f64::from(cpu_max)).ceil() as Cpu).clamp(1, cpu_max.max(1)),
+            // Less a hair, so that a product meant to be whole (0.3 * 10) is not rounded up.
+            _ => ((floor * f64::from(cpu_max) - 1e-9).ceil() as Cpu).clamp(1, cpu_max.max(1)),
         }
     }
 

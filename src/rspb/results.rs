@@ -69,7 +69,50 @@ impl ResultsFile {
         if schema != Some(u64::from(RSPB_SCHEMA)) {
             bail!("{}: schema {schema:?}, this build reads {RSPB_SCHEMA}", path.display());
         }
-        serde_json::from_value(value).with_context(|| format!("{}: not an rspb results file", path.display()))
+        let file: Self = serde_json::from_value(value)
+            .with_context(|| format!("{}: not an rspb results file", path.display()))?;
+        file.validate().map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        Ok(file)
+    }
+
+    /// Checks what the report relies on: every figure has curves of one common,
+    /// non-zero length, and every value is a finite number, none negative.
+    ///
+    /// # Errors
+    /// A message naming the figure and what is wrong.
+    pub fn validate(&self) -> Result<(), String> {
+        for f in &self.figures {
+            let Some(first) = f.series.first() else { return Err(format!("figure {}: no series", f.id)) };
+            let points = first.points.len();
+            if points == 0 || f.series.iter().any(|s| s.points.len() != points) {
+                return Err(format!(
+                    "figure {}: its series must have the same number of points, at least one",
+                    f.id
+                ));
+            }
+            for (s, p) in f.series.iter().flat_map(|s| s.points.iter().map(move |p| (s, p))) {
+                let values = [
+                    p.requests,
+                    p.rejected,
+                    p.rejected_priority,
+                    p.reserved_cpu,
+                    p.requested_cpu,
+                    p.system_benefit,
+                    p.ops_per_request,
+                ];
+                if !p.x.is_finite()
+                    || values.iter().any(|e| {
+                        !(e.mean.is_finite() && e.half.is_finite() && e.mean >= 0.0 && e.half >= 0.0)
+                    })
+                {
+                    return Err(format!(
+                        "figure {}, {}: a value at x = {} is not a finite, non-negative number",
+                        f.id, s.algorithm, p.x
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 }
 

@@ -127,17 +127,19 @@ impl CpuTable {
     }
 
     /// Checks the structure's invariants and the table's discipline over `[start, end)`:
-    /// the ids free throughout are exactly `heaviest load..capacity`.
+    /// on every stretch of constant load `L`, the ids free throughout are exactly
+    /// `L..capacity`.
     pub(crate) fn validate(&mut self, start: Time, end: Time) -> Result<(), String> {
         self.runner.index().validate()?;
-        let heaviest = self.stretches(0, start, end).map_err(|e| e.to_string())?.iter().map(|s| s.load).max();
-        let free = self.runner.index().check(start, end, 1).map_err(|e| e.to_string())?;
-        let expected =
-            heaviest.filter(|&l| l < self.capacity).map(|l| RangeSet::from_range(l, self.capacity));
-        if free != expected {
-            return Err(format!(
-                "ids free over [{start}, {end}) are {free:?}, not the top of the table {expected:?}"
-            ));
+        for s in self.stretches(0, start, end).map_err(|e| e.to_string())? {
+            let free = self.runner.index().check(s.start, s.end, 1).map_err(|e| e.to_string())?;
+            let expected = (s.load < self.capacity).then(|| RangeSet::from_range(s.load, self.capacity));
+            if free != expected {
+                return Err(format!(
+                    "ids free over [{}, {}) are {free:?}, not the top of the table {expected:?}",
+                    s.start, s.end
+                ));
+            }
         }
         Ok(())
     }

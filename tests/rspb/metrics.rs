@@ -58,6 +58,8 @@ fn the_benefit_shapes_are_the_reconstructed_ones() {
     assert_eq!((concave.benefit(15), concave.benefit(30)), (0.5, 0.5_f64.sqrt()));
     assert_eq!((convex.benefit(15), convex.benefit(30)), (0.0625, 0.25));
     assert_eq!(Shape::Linear.cpu_min(10, Shape::SOFT_FLOOR), 3);
+    // 0.3 * 10 is 3.0000000000000004 in floating point: still 3.
+    assert_eq!(Shape::Linear.cpu_min(10, 0.3), 3);
 }
 
 /// Per machine, the CPU reserved in each slot of `[100, 100 + SLOTS)`.
@@ -195,4 +197,8 @@ fn confidence_intervals_use_student_s_t() {
     let (mean, half) = interval95(&[1.0, 2.0, 3.0]);
     // s = 1, t(2) = 4.303: 4.303 / sqrt(3).
     assert!((mean - 2.0).abs() < 1e-12 && (half.unwrap() - 4.303 / 3.0_f64.sqrt()).abs() < 1e-9);
+    // 41 values, 40 degrees of freedom: t = 2.021 (tables), s = sqrt(143.5).
+    let values: Vec<f64> = (0..41).map(f64::from).collect();
+    let half = interval95(&values).1.unwrap();
+    assert!((half - 2.021 * (143.5_f64 / 41.0).sqrt()).abs() < 2e-3, "{half}");
 }
