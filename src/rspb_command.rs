@@ -8,9 +8,9 @@ use anyhow::{bail, Result};
 use clap::builder::PossibleValuesParser;
 use indicatif::{ProgressBar, ProgressStyle};
 use resbench::command_line;
-use resbench::rspb::experiment::{figures, run_figure, Figure};
+use resbench::rspb::experiment::{figures, run_figure, Estimate, Figure, Point};
 use resbench::rspb::generate::{Count, Params};
-use resbench::rspb::metrics::{interval95, Metrics};
+use resbench::rspb::metrics::Metrics;
 use resbench::rspb::results::{ResultsFile, RSPB_KIND, RSPB_SCHEMA};
 use resbench::rspb::{run, Algorithm, Run};
 use structures::Kind;
@@ -71,9 +71,18 @@ pub struct Args {
 
 const ALL: (&str, &str) = ("all", "every structure, failing unless their decisions are identical");
 
+/// The thesis's chapter `--experiment` names.
+fn chapter(args: &Args) -> u8 {
+    if args.experiment == "chapter5" {
+        5
+    } else {
+        4
+    }
+}
+
 /// The parameters `args` choose.
 fn params(args: &Args) -> Params {
-    let mut p = if args.experiment == "chapter5" { Params::chapter5() } else { Params::chapter4() };
+    let mut p = if chapter(args) == 5 { Params::chapter5() } else { Params::chapter4() };
     p.machines = args.machines.unwrap_or(p.machines);
     if let Some(n) = args.requests {
         p.count = Count::Exactly(n);
@@ -96,7 +105,7 @@ pub fn run_command(args: &Args) -> Result<()> {
     if let Some(out) = &args.out {
         return run_figures(args, out);
     }
-    let chapter = if args.experiment == "chapter5" { 5 } else { 4 };
+    let chapter = chapter(args);
     let kinds = if args.structure == "all" {
         Kind::ALL.to_vec()
     } else {
@@ -140,19 +149,21 @@ pub fn run_command(args: &Args) -> Result<()> {
             let metrics = Metrics::new(&workload, &runs[0].decisions);
             rows.push((metrics, runs[0].ops as f64 / metrics.requests.max(1) as f64));
         }
-        let show = |values: Vec<f64>, digits: usize| match interval95(&values) {
-            (mean, Some(half)) => format!("{mean:.digits$} ± {half:.digits$}"),
-            (mean, None) => format!("{mean:.digits$}"),
+        let p = Point::of(0.0, &rows);
+        // An interval from two workloads on.
+        let show = |e: Estimate, digits: usize| match rows.len() {
+            1 => format!("{:.digits$}", e.mean),
+            _ => format!("{:.digits$} ± {:.digits$}", e.mean, e.half),
         };
         println!(
             "{algorithm} | {} | {} | {} | {} | {} | {} | {}",
-            show(rows.iter().map(|r| r.0.requests as f64).collect(), 0),
-            show(rows.iter().map(|r| r.0.rejected as f64).collect(), 1),
-            show(rows.iter().map(|r| r.0.rejected_priority as f64).collect(), 0),
-            show(rows.iter().map(|r| r.0.reserved_cpu).collect(), 2),
-            show(rows.iter().map(|r| r.0.requested_cpu).collect(), 2),
-            show(rows.iter().map(|r| r.0.system_benefit).collect(), 4),
-            show(rows.iter().map(|r| r.1).collect(), 1),
+            show(p.requests, 0),
+            show(p.rejected, 1),
+            show(p.rejected_priority, 0),
+            show(p.reserved_cpu, 2),
+            show(p.requested_cpu, 2),
+            show(p.system_benefit, 4),
+            show(p.ops_per_request, 1),
         );
     }
     if kinds.len() > 1 {

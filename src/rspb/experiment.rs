@@ -204,6 +204,24 @@ pub struct Point {
     pub ops_per_request: Estimate,
 }
 
+impl Point {
+    /// The point at `x` of runs on several workloads: each run's measures and its table
+    /// ops per request.
+    pub fn of(x: f64, runs: &[(Metrics, f64)]) -> Self {
+        let of = |f: &dyn Fn(&(Metrics, f64)) -> f64| Estimate::of(&runs.iter().map(f).collect::<Vec<_>>());
+        Self {
+            x,
+            requests: of(&|m| m.0.requests as f64),
+            rejected: of(&|m| m.0.rejected as f64),
+            rejected_priority: of(&|m| m.0.rejected_priority as f64),
+            reserved_cpu: of(&|m| m.0.reserved_cpu),
+            requested_cpu: of(&|m| m.0.requested_cpu),
+            system_benefit: of(&|m| m.0.system_benefit),
+            ops_per_request: of(&|m| m.1),
+        }
+    }
+}
+
 /// One algorithm's curve.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -258,21 +276,12 @@ pub fn run_figure(
             }
         }
         for (s, sample) in series.iter_mut().zip(&samples) {
-            let of =
-                |f: &dyn Fn(&(Metrics, f64)) -> f64| Estimate::of(&sample.iter().map(f).collect::<Vec<_>>());
-            let requests = of(&|m| m.0.requests as f64);
+            let mut point = Point::of(*x, sample);
             // A request-count sweep is plotted against the requests created.
-            let x = if figure.x_requests { requests.mean } else { *x };
-            s.points.push(Point {
-                x,
-                requests,
-                rejected: of(&|m| m.0.rejected as f64),
-                rejected_priority: of(&|m| m.0.rejected_priority as f64),
-                reserved_cpu: of(&|m| m.0.reserved_cpu),
-                requested_cpu: of(&|m| m.0.requested_cpu),
-                system_benefit: of(&|m| m.0.system_benefit),
-                ops_per_request: of(&|m| m.1),
-            });
+            if figure.x_requests {
+                point.x = point.requests.mean;
+            }
+            s.points.push(point);
         }
     }
     Ok(FigureResult { id: figure.id.to_owned(), series })
