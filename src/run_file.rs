@@ -344,7 +344,7 @@ fn digest(run: &Run) -> String {
         eat(p.id as u64);
         eat(p.start);
         eat(p.end);
-        for &(lo, hi) in p.set.ranges() {
+        for (lo, hi) in p.set.ranges() {
             eat(u64::from(lo) << 32 | u64::from(hi));
         }
     }

@@ -2,6 +2,13 @@
 
 use std::process::Command;
 
+use structures::Kind;
+
+/// How a replay says its schedules agreed on `n` structures.
+fn identical(n: usize) -> String {
+    format!("schedules: identical across {n} structures")
+}
+
 fn resbench(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_resbench")).args(args).output().unwrap();
     (
@@ -62,7 +69,7 @@ fn help_lists_every_policy_and_a_policy_parameter_is_refused_elsewhere() {
     let (ok, out, err) =
         resbench(&["replay", "--policy", "easy", "--limit", "300", "--verify", "--slot", "60"]);
     assert!(ok, "{err}");
-    for needle in ["scheduler: easy (", "schedules: identical across 8 structures", "divergences: 0"] {
+    for needle in ["scheduler: easy (", &identical(Kind::ALL.len()), "divergences: 0"] {
         assert!(out.contains(needle), "missing {needle:?} in:\n{out}");
     }
 }
@@ -82,7 +89,7 @@ fn replay_of_the_bundled_trace_prints_the_table() {
         "calendar",
         "idletrees",
         "skiplist",
-        "schedules: identical across 8 structures",
+        &identical(Kind::ALL.len()),
         "divergences: 0",
     ] {
         assert!(out.contains(needle), "missing {needle:?} in:\n{out}");
@@ -97,7 +104,7 @@ fn a_structure_that_cannot_take_the_configuration_is_skipped_saying_why() {
         let skipped = format!("skipped {name}: invalid configuration: 2000000 slots are more than");
         assert!(out.contains(&skipped), "{out}");
     }
-    assert!(out.contains("schedules: identical across 6 structures"), "{out}");
+    assert!(out.contains(&identical(Kind::ALL.len() - 2)), "{out}");
     let (ok, _, err) =
         resbench(&["replay", "--limit", "50", "--horizon", "2000000", "--structure", "slotted"]);
     assert!(!ok && err.contains("2000000 slots are more than"), "{err}");
@@ -295,7 +302,9 @@ fn rspb_prints_one_row_per_algorithm_and_checks_every_structure_decides_alike() 
     for algorithm in ["co-rspb |", "co-rsbf |", "co-rsbfr |"] {
         assert!(out.lines().any(|l| l.starts_with(algorithm)), "no {algorithm} row:\n{out}");
     }
-    assert!(out.contains("decisions: identical across 8 structures for every algorithm and seed"), "{out}");
+    let decisions =
+        format!("decisions: identical across {} structures for every algorithm and seed", Kind::ALL.len());
+    assert!(out.contains(&decisions), "{out}");
     assert!(out.contains("60 ± 0"), "{out}");
 }
 

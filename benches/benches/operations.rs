@@ -11,7 +11,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use benches::queries::{calls, check_answers, Calls};
+use benches::queries::{calls, check_answers, deep_calls, Calls};
 use benches::{replays, states};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use oracle::{apply, OpKind};
@@ -76,10 +76,21 @@ fn operations(c: &mut Criterion) {
         }
         built.push((state, indexes));
     }
+    let mut deep = Vec::new();
+    for state in states::deep() {
+        if benchmarking() || state.entries <= TEST_ENTRIES {
+            let indexes = Kind::ALL.into_iter().filter_map(|kind| state.build(kind).ok()).collect();
+            deep.push((state, indexes));
+        }
+    }
     for op in OpKind::MEASURED {
         let mut group = c.benchmark_group(format!("{}{op}", prefix()));
-        for (state, indexes) in &mut built {
-            let calls = calls(state, op, CALLS, 11);
+        // Deep-backlog states are measured for `earliest` only, with calls that must
+        // cross 90 % of the profile.
+        let extra = if op == OpKind::Earliest { deep.as_mut_slice() } else { &mut [] };
+        let states = built.iter_mut().map(|(s, i)| (s, i, false));
+        for (state, indexes, deep) in states.chain(extra.iter_mut().map(|(s, i)| (s, i, true))) {
+            let calls = if deep { deep_calls(state) } else { calls(state, op, CALLS, 11) };
             group.throughput(Throughput::Elements(calls.timed.len() as u64));
             for index in indexes.iter_mut() {
                 check_answers(index.as_mut(), &calls.cases).unwrap_or_else(|e| panic!("{} {e}", state.name));

@@ -6,7 +6,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use structures::{AvailabilityIndex, Cost, Kind, Time};
 
-use crate::states::{State, ORACLE_CAP, SLOT};
+use crate::states::{State, DEEP_N, ORACLE_CAP, SLOT};
 
 /// The index whose answers the cases expect: the oracle, or the registry's reference
 /// structure (checked against the oracle by the differential suite) on states over
@@ -124,6 +124,27 @@ pub fn calls(state: &State, operation: OpKind, count: usize, seed: u64) -> Calls
         .collect();
     let timed = cases.iter().enumerate().filter(|(_, c)| c.op.kind() == operation).map(|(i, _)| i).collect();
     Calls { cases, timed }
+}
+
+/// Ten `earliest` calls on a deep-backlog state ([`states::deep`](crate::states::deep)):
+/// two slots for [`DEEP_N`](crate::states::DEEP_N) ids, ready at each of the first ten
+/// slots, with the reference's answers.
+///
+/// # Panics
+/// If the reference cannot take the state.
+pub fn deep_calls(state: &State) -> Calls {
+    let mut reference = reference(state);
+    let cases: Vec<Case> = (0..10)
+        .map(|k| {
+            let op = Op::Earliest {
+                ready: state.now + SLOT * k,
+                duration: 2 * SLOT,
+                n: DEEP_N.min(state.capacity),
+            };
+            Case { expected: apply(reference.as_mut(), &op), op }
+        })
+        .collect();
+    Calls { timed: (0..cases.len()).collect(), cases }
 }
 
 /// Seeded calls of one operation, in the order they must run.

@@ -138,6 +138,55 @@ pub fn gated() -> Vec<State> {
     states
 }
 
+/// Requests on the adversarial states ask for this many of their 128 ids.
+pub const DEEP_N: u32 = 64;
+
+/// An adversarial deep-backlog state of about `entries` profile entries, one per
+/// one-minute slot over 128 resources, where `earliest(t, 2 slots, DEEP_N)` from any
+/// `t` in the first 10 % answers past 90 % of the profile: every slot before that leaves
+/// fewer than [`DEEP_N`] ids free, either as one run (`blocked-<entries>`, which a
+/// search that skips by counts crosses at once) or with every other slot wholly free but
+/// one slot long (`holes-<entries>`, which no count-based skip can cross: each hole must
+/// be tried).
+///
+/// # Panics
+/// Never for `entries` of at least 10: the allocations are disjoint by construction.
+pub fn adversarial(entries: usize, holes: bool) -> State {
+    let capacity = 128;
+    let slots = entries as Time;
+    let config = Config { slot: SLOT, horizon: Some(SLOT * slots) };
+    let mut index = Kind::REFERENCE.build(capacity, config).expect("a valid configuration");
+    for i in 0..slots * 9 / 10 {
+        let ids = match (holes, i % 2) {
+            (true, 1) => continue,
+            (true, _) => RangeSet::from_range(0, 100),
+            (false, odd) => RangeSet::from_range(odd as u32, 100 + odd as u32),
+        };
+        index.allocate(SLOT * i, SLOT * (i + 1), &ids).expect("one allocation per slot");
+    }
+    let frames = index.free_frames(0, config.limit(0)).expect("the whole horizon");
+    let name = format!("{}-{entries}", if holes { "holes" } else { "blocked" });
+    finish(name, capacity, config, 0, frames)
+}
+
+/// The deep-backlog states `earliest` is also measured on: the adversarial ones, blocked
+/// from 10³ to 10⁶ entries and holed from 10³ to 10⁵ (each call walks them all), then
+/// plan-only snapshots of SDSC Blue Horizon after 50,000 and 100,000 jobs when the
+/// shared traces are here (about 2·10³ and 9·10³ entries: the real traces' plan-only
+/// profiles stay below 10⁵).
+pub fn deep() -> Vec<State> {
+    let mut states: Vec<State> =
+        [1_000, 10_000, 100_000, 1_000_000].into_iter().map(|e| adversarial(e, false)).collect();
+    states.extend([1_000, 10_000, 100_000].into_iter().map(|e| adversarial(e, true)));
+    for jobs in [50_000, 100_000] {
+        match shared("SDSC-BLUE-2000-4.2-cln.swf.gz", "sdsc-blue", jobs) {
+            Ok(state) => states.push(state),
+            Err(why) => eprintln!("benchmark state sdsc-blue-{jobs} skipped: {why}"),
+        }
+    }
+    states
+}
+
 /// The states the timed suites measure: those of [`gated`], the state after 10,000
 /// jobs of each [`SHARED`] trace that is here, and synthetic states of 10⁵ and 10⁶
 /// entries. Prints which shared traces it skipped, and why.

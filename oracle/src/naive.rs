@@ -191,7 +191,7 @@ impl AvailabilityIndex for Oracle {
         let points = self.instants(s, e);
         let free: Vec<RangeSet> = points.iter().map(|&t| self.free_at(t)).collect();
         let mut edges: Vec<u32> =
-            free.iter().flat_map(|f| f.ranges().iter().flat_map(|&(lo, hi)| [lo, hi])).collect();
+            free.iter().flat_map(|f| f.ranges().flat_map(|(lo, hi)| [lo, hi])).collect();
         edges.extend([0, self.capacity]);
         edges.sort_unstable();
         edges.dedup();

@@ -99,8 +99,8 @@ pub fn set(set: &RangeSet, capacity: u32) -> Result<(), Error> {
         return Err(Error::EmptySet);
     }
     // The first range reaching past the capacity holds the lowest offending id.
-    match set.ranges().iter().find(|&&(_, hi)| hi > capacity) {
-        Some(&(lo, _)) => Err(Error::IdOutOfRange { id: lo.max(capacity), capacity }),
+    match set.ranges().find(|&(_, hi)| hi > capacity) {
+        Some((lo, _)) => Err(Error::IdOutOfRange { id: lo.max(capacity), capacity }),
         None => Ok(()),
     }
 }

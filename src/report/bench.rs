@@ -256,15 +256,15 @@ fn operation_section(
     Ok(())
 }
 
-fn growth_table(counted: &[&BenchResult], names: &[String]) -> Block {
+/// The fitted exponents of `ops` per structure over the states named `<family>-<size>`.
+fn growth_table(counted: &[&BenchResult], names: &[String], family: &str, ops: &[OpKind]) -> Block {
     let mut rows = Vec::new();
+    let prefix = format!("{family}-");
     for name in names {
-        for op in OpKind::MEASURED {
+        for &op in ops {
             let points: Vec<(f64, f64)> = counted
                 .iter()
-                .filter(|r| {
-                    &r.structure == name && r.operation == op.name() && r.state.starts_with("synthetic")
-                })
+                .filter(|r| &r.structure == name && r.operation == op.name() && r.state.starts_with(&prefix))
                 .map(|r| (r.size as f64, r.per_call_ns()))
                 .collect();
             let Bound { text: bound, exponent: expected } = theory(name, op);
@@ -382,7 +382,10 @@ pub fn render(files: &[BenchFile], out: &Path, command: &str, readme: Option<&Pa
         theory_table(),
         Block::Heading(2, "Growth exponents".into()),
         Block::Para("The least-squares slope of log(time per call) against log(entries) over the synthetic states (10² to 10⁶ entries, one rectangle per four slots, so a window meets about as many entries at every size), beside the exponent the structure's bound gives for these calls.".into()),
-        growth_table(&counted, &names),
+        growth_table(&counted, &names, "synthetic", &OpKind::MEASURED),
+        Block::Para("Deep backlogs: `earliest` on the adversarial states, where every call from the first tenth of the profile must cross 90 % of it for 64 of 128 ids. On `blocked-<n>` the first 90 % is one run of entries with too few ids free, which a search that skips by counts crosses in one descent; on `holes-<n>` every other entry is wholly free but one slot long, so each hole must be tried by any structure. Ten calls per state (10³ to 10⁶ entries blocked, to 10⁵ holed).".into()),
+        growth_table(&counted, &names, "blocked", &[OpKind::Earliest]),
+        growth_table(&counted, &names, "holes", &[OpKind::Earliest]),
         Block::Heading(2, "Memory per entry".into()),
         Block::Para("Heap bytes a structure holds after loading the state (allocated minus freed during the build, by a counting allocator), divided by the state's profile entries. The slotted structures' memory follows the horizon's slots, not the entries.".into()),
         memory_table(latest, &names),

@@ -157,7 +157,7 @@ pub struct Series<'a> {
     pub points: Vec<(f64, f64)>,
 }
 
-const PALETTE: [RGBColor; 8] = [
+const PALETTE: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -166,6 +166,8 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(140, 86, 75),
     RGBColor(227, 119, 194),
     RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
 ];
 
 /// The smallest and largest x and y of every point.

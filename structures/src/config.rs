@@ -144,7 +144,7 @@ pub fn check_set(set: &RangeSet, capacity: u32) -> Result<(), Error> {
     match set.max() {
         None => Err(Error::EmptySet),
         Some(max) if max >= capacity => {
-            let id = set.subtract(&RangeSet::full(capacity)).ranges()[0].0;
+            let id = set.subtract(&RangeSet::full(capacity)).ranges().next().map_or(max, |r| r.0);
             Err(Error::IdOutOfRange { id, capacity })
         }
         Some(_) => Ok(()),

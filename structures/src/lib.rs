@@ -29,7 +29,7 @@ pub use idle_periods::IdlePeriodTrees;
 pub use index::{AvailabilityIndex, Cost, TimeFrame, COUNTING};
 pub use interval_skip_list::IntervalSkipList;
 pub use partitioned::Partitioned;
-pub use profile::{BTreeProfile, RbTreeProfile, SortedListProfile};
+pub use profile::{AugTreeProfile, BTreeProfile, RbTreeProfile, SortedListProfile};
 pub use range_set::RangeSet;
 pub use registry::Kind;
 pub use segment_tree::SegmentTree;

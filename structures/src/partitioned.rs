@@ -15,12 +15,12 @@ impl Partition {
     /// The part of global `set` inside this partition, as local ids.
     fn local(&self, set: &RangeSet) -> RangeSet {
         let mine = set.intersect(&RangeSet::from_range(self.base, self.base + self.size));
-        RangeSet::from_ranges(mine.ranges().iter().map(|&(lo, hi)| (lo - self.base, hi - self.base)))
+        RangeSet::from_ranges(mine.ranges().map(|(lo, hi)| (lo - self.base, hi - self.base)))
     }
 
     /// Local `set` as global ids.
     fn global(&self, set: &RangeSet) -> RangeSet {
-        RangeSet::from_ranges(set.ranges().iter().map(|&(lo, hi)| (lo + self.base, hi + self.base)))
+        RangeSet::from_ranges(set.ranges().map(|(lo, hi)| (lo + self.base, hi + self.base)))
     }
 }
 
@@ -89,7 +89,7 @@ impl Partitioned {
         for name in names {
             let p = self.part(name)?;
             if let Some(local) = p.index.check(start, end, 1)? {
-                free = free.union(&p.global(&local));
+                free.union_with(&p.global(&local));
             }
             size += p.size;
         }
@@ -134,7 +134,7 @@ impl Partitioned {
             match result {
                 Ok(()) => done.push((i, local)),
                 Err(Error::NotFree { busy: ids, .. } | Error::NotAllocated { free: ids, .. }) => {
-                    refused = refused.union(&p.global(&ids));
+                    refused.union_with(&p.global(&ids));
                 }
                 Err(e) => other = other.or(Some(e)),
             }

@@ -11,8 +11,8 @@ use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::shell::Engine;
 use crate::{
-    AvailabilityIndex, BTreeProfile, CalendarQueue, Config, Error, IdlePeriodTrees, IntervalSkipList,
-    RbTreeProfile, SegmentTree, Shell, SlottedArray, SortedListProfile,
+    AugTreeProfile, AvailabilityIndex, BTreeProfile, CalendarQueue, Config, Error, IdlePeriodTrees,
+    IntervalSkipList, RbTreeProfile, SegmentTree, Shell, SlottedArray, SortedListProfile,
 };
 
 /// One kind of structure.
@@ -34,6 +34,8 @@ pub enum Kind {
     IdleTrees,
     /// [`IntervalSkipList`].
     SkipList,
+    /// [`AugTreeProfile`].
+    AugTree,
 }
 
 /// A cost bound and the growth exponent it predicts against profile entries, on states
@@ -152,7 +154,7 @@ const PROFILE_SOURCE: Source = Source { paper: "rbtree-availability-profile", se
 
 impl Kind {
     /// Every structure, in the order tables list them.
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 9] = [
         Kind::RbTree,
         Kind::SortedList,
         Kind::BTree,
@@ -161,6 +163,7 @@ impl Kind {
         Kind::CalendarQueue,
         Kind::IdleTrees,
         Kind::SkipList,
+        Kind::AugTree,
     ];
 
     /// The structure used where one is needed (snapshots, horizons, expected answers,
@@ -274,6 +277,24 @@ impl Kind {
                 theory: Theory::uniform("O(log n) expected, plus the reservations met", 0.0),
                 cap: None,
                 source: Source { paper: "rspb-priorities-benefit-functions", section: Some("3.4") },
+            },
+            Kind::AugTree => Spec {
+                name: "augtree",
+                description: "the availability profile in a red-black tree whose subtrees keep their least and most free ids, so earliest skips what cannot host n",
+                build: build::<<AugTreeProfile as Built>::Engine>,
+                default_horizon_slots: None,
+                size_unit: "profile entries",
+                cost_unit: "profile entries",
+                cost_reading: PROFILE_READING,
+                theory: Theory {
+                    earliest: Bound {
+                        text: "O((b + 1) log n + w): b blockers skipped, w entries intersected in windows free of blockers",
+                        exponent: 0.0,
+                    },
+                    ..Theory::uniform("O(log n)", 0.0)
+                },
+                cap: None,
+                source: Source { paper: "rbtree-availability-profile, section III, with CLRS 14.2's augmentation", section: None },
             },
         }
     }

@@ -25,7 +25,7 @@ struct Reservation {
 
 impl Reservation {
     fn key(&self) -> (Time, u32) {
-        (self.end, self.ids.ranges()[0].0)
+        (self.end, self.ids.ranges().next().map_or(0, |r| r.0))
     }
 }
 
@@ -77,7 +77,7 @@ impl Slots {
             if missing.is_empty() {
                 break;
             }
-            missing = missing.subtract(&self.take_overlapping(at, i, s, e, set, &mut pieces));
+            missing.subtract_with(&self.take_overlapping(at, i, s, e, set, &mut pieces));
         }
         for (start, end, ids) in pieces {
             if start < end && !ids.is_empty() {
@@ -105,7 +105,7 @@ impl Slots {
         let mut held = RangeSet::new();
         for r in hit {
             let (mid_start, mid_end) = (start.max(s), r.end.min(e));
-            held = held.union(&r.ids.intersect(set));
+            held.union_with(&r.ids.intersect(set));
             pieces.push((start, mid_start, r.ids.clone()));
             pieces.push((mid_end, r.end, r.ids.clone()));
             pieces.push((mid_start, mid_end, r.ids.subtract(set)));
@@ -144,7 +144,7 @@ impl Slots {
             if slot.count < n {
                 return Err(Some(first + i));
             }
-            acc = acc.intersect(&slot.free);
+            acc.intersect_with(&slot.free);
             if acc.count() < n {
                 return Err(None);
             }
@@ -208,7 +208,7 @@ impl Engine for Slots {
     fn allocate(&mut self, at: &Basis, s: Time, e: Time, set: &RangeSet) {
         let taken = set.count();
         self.update(at, s, e, |slot| {
-            slot.free = slot.free.subtract(set);
+            slot.free.subtract_with(set);
             slot.count -= taken;
         });
         self.insert(at.slot_index(s), s, Reservation { end: e, ids: set.clone() });
@@ -217,7 +217,7 @@ impl Engine for Slots {
     fn release(&mut self, at: &Basis, s: Time, e: Time, set: &RangeSet) {
         let given = set.count();
         self.update(at, s, e, |slot| {
-            slot.free = slot.free.union(set);
+            slot.free.union_with(set);
             slot.count += given;
         });
         self.cut(at, s, e, set);

@@ -22,7 +22,7 @@ pub(crate) fn intersect_until<'a>(
         if free.count() < n {
             return None;
         }
-        acc = acc.intersect(free);
+        acc.intersect_with(free);
         if acc.count() < n {
             return None;
         }
@@ -51,9 +51,9 @@ pub(crate) fn free_frames<F: Borrow<RangeSet>>(
             let ended = ids.subtract(free);
             if !ended.is_empty() {
                 frames.push(TimeFrame { start: *start, end: t, free: ended });
-                *ids = ids.intersect(free);
+                ids.intersect_with(free);
             }
-            running = running.union(ids);
+            running.union_with(ids);
             !ids.is_empty()
         });
         let started = free.subtract(&running);
@@ -62,7 +62,7 @@ pub(crate) fn free_frames<F: Borrow<RangeSet>>(
         }
     }
     frames.extend(open.into_iter().map(|(start, free)| TimeFrame { start, end: e, free }));
-    frames.sort_by_key(|f| (f.start, f.end, f.free.ranges().first().copied()));
+    frames.sort_by_key(|f| (f.start, f.end, f.free.ranges().next()));
     frames
 }
 
@@ -85,7 +85,7 @@ pub(crate) fn options<F: Borrow<RangeSet>>(
         let (start, mut acc) = (*start, first.borrow().clone());
         for j in i..steps.len() {
             if j > i {
-                acc = acc.intersect(set(j));
+                acc.intersect_with(set(j));
             }
             if acc.is_empty() || (i > 0 && acc.is_subset(set(i - 1))) {
                 break;

@@ -3,53 +3,57 @@
 use std::collections::BTreeSet;
 
 use quickcheck::{quickcheck, TestResult};
+use structures::range_set::INLINE_IDS;
 use structures::RangeSet;
 
-/// Small ids so that ranges overlap and touch often.
-fn model(ranges: &[(u8, u8)]) -> (RangeSet, BTreeSet<u32>) {
+/// Small ids so that ranges overlap and touch often: below 64 (an inline bitset), or 48
+/// on either side of `INLINE_IDS` when `across`, so that both forms and their mixes meet.
+fn model_at(ranges: &[(u8, u8)], across: bool) -> (RangeSet, BTreeSet<u32>) {
+    let base = if across { INLINE_IDS - 48 } else { 0 };
     let ranges: Vec<(u32, u32)> =
-        ranges.iter().map(|&(a, b)| (u32::from(a % 64), u32::from(b % 64))).collect();
+        ranges.iter().map(|&(a, b)| (base + u32::from(a % 96), base + u32::from(b % 96))).collect();
     let set = RangeSet::from_ranges(ranges.iter().copied());
     let ids = ranges.iter().flat_map(|&(lo, hi)| lo..hi).collect();
     (set, ids)
 }
 
 fn is_canonical(set: &RangeSet) -> bool {
-    let r = set.ranges();
+    let r: Vec<_> = set.ranges().collect();
     r.iter().all(|&(lo, hi)| lo < hi) && r.windows(2).all(|w| w[0].1 < w[1].0)
 }
 
 quickcheck! {
-    fn normalises_to_the_same_ids(a: Vec<(u8, u8)>) -> bool {
-        let (set, ids) = model(&a);
+    fn normalises_to_the_same_ids(a: Vec<(u8, u8)>, x: bool) -> bool {
+        let (set, ids) = model_at(&a, x);
         is_canonical(&set) && set.iter().collect::<BTreeSet<_>>() == ids && set.count() == ids.len() as u64
     }
 
-    fn equality_is_set_equality(a: Vec<(u8, u8)>, b: Vec<(u8, u8)>) -> bool {
-        let ((sa, ma), (sb, mb)) = (model(&a), model(&b));
+    fn equality_is_set_equality(a: Vec<(u8, u8)>, b: Vec<(u8, u8)>, xa: bool, xb: bool) -> bool {
+        let ((sa, ma), (sb, mb)) = (model_at(&a, xa), model_at(&b, xb));
         (sa == sb) == (ma == mb)
     }
 
-    fn intersect_subtract_union_match_the_model(a: Vec<(u8, u8)>, b: Vec<(u8, u8)>) -> bool {
-        let ((sa, ma), (sb, mb)) = (model(&a), model(&b));
+    fn intersect_subtract_union_match_the_model(a: Vec<(u8, u8)>, b: Vec<(u8, u8)>, xa: bool, xb: bool) -> bool {
+        let ((sa, ma), (sb, mb)) = (model_at(&a, xa), model_at(&b, xb));
         let checks = [
             (sa.intersect(&sb), ma.intersection(&mb).copied().collect::<BTreeSet<_>>()),
             (sa.subtract(&sb), ma.difference(&mb).copied().collect()),
             (sa.union(&sb), ma.union(&mb).copied().collect()),
         ];
-        checks.iter().all(|(s, m)| is_canonical(s) && s.iter().collect::<BTreeSet<_>>() == *m)
+        // `==` against a set built from the ids checks that both take the one canonical form.
+        checks.iter().all(|(s, m)| is_canonical(s) && s.iter().collect::<BTreeSet<_>>() == *m && *s == RangeSet::from_ids(m.iter().copied()))
             && sa.is_subset(&sb) == ma.is_subset(&mb)
     }
 
-    fn contains_matches_the_model(a: Vec<(u8, u8)>, id: u8) -> bool {
-        let (set, ids) = model(&a);
-        let id = u32::from(id % 70);
+    fn contains_matches_the_model(a: Vec<(u8, u8)>, id: u8, x: bool) -> bool {
+        let (set, ids) = model_at(&a, x);
+        let id = if x { INLINE_IDS - 50 } else { 0 } + u32::from(id % 100);
         set.contains(id) == ids.contains(&id)
     }
 
-    fn first_takes_the_lowest_ids(a: Vec<(u8, u8)>, n: u8) -> TestResult {
-        let (set, ids) = model(&a);
-        let n = u64::from(n % 70);
+    fn first_takes_the_lowest_ids(a: Vec<(u8, u8)>, n: u8, x: bool) -> TestResult {
+        let (set, ids) = model_at(&a, x);
+        let n = u64::from(n % 100);
         match set.first(n) {
             None => TestResult::from_bool(n > ids.len() as u64),
             Some(low) => TestResult::from_bool(
@@ -58,8 +62,8 @@ quickcheck! {
         }
     }
 
-    fn serde_round_trips(a: Vec<(u8, u8)>) -> bool {
-        let (set, _) = model(&a);
+    fn serde_round_trips(a: Vec<(u8, u8)>, x: bool) -> bool {
+        let (set, _) = model_at(&a, x);
         let json = serde_json::to_string(&set).unwrap();
         serde_json::from_str::<RangeSet>(&json).unwrap() == set
     }
@@ -75,6 +79,6 @@ fn displays_half_open_ranges_and_single_ids() {
 #[test]
 fn ids_at_the_top_of_u32_do_not_overflow() {
     let set = RangeSet::from_ids([u32::MAX - 1, u32::MAX]);
-    assert_eq!(set.ranges(), &[(u32::MAX - 1, u32::MAX)]);
+    assert_eq!(set.ranges().collect::<Vec<_>>(), [(u32::MAX - 1, u32::MAX)]);
     assert_eq!(RangeSet::full(u32::MAX).count(), u64::from(u32::MAX));
 }

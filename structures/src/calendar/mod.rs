@@ -91,7 +91,7 @@ impl Calendar {
         let result = loop {
             let Some(day) = walk.next_day() else { break Ok(acc) };
             if let Some(bucket) = day.whole.filter(|b| b.min >= n) {
-                acc = acc.intersect(&bucket.all);
+                acc.intersect_with(&bucket.all);
                 if acc.count() < n {
                     break Err(Short::Narrow);
                 }
@@ -104,7 +104,7 @@ impl Calendar {
                     short = Some(Short::Blocked(*t));
                     break;
                 }
-                acc = acc.intersect(free);
+                acc.intersect_with(free);
                 if acc.count() < n {
                     short = Some(Short::Narrow);
                     break;
@@ -211,11 +211,11 @@ impl Engine for Calendar {
     }
 
     fn allocate(&mut self, at: &Basis, s: Time, e: Time, set: &RangeSet) {
-        self.apply(at, s, e, &mut |free| *free = free.subtract(set));
+        self.apply(at, s, e, &mut |free| free.subtract_with(set));
     }
 
     fn release(&mut self, at: &Basis, s: Time, e: Time, set: &RangeSet) {
-        self.apply(at, s, e, &mut |free| *free = free.union(set));
+        self.apply(at, s, e, &mut |free| free.union_with(set));
     }
 
     fn steps<'a>(&'a self, _: &'a Basis, s: Time, e: Time) -> impl Iterator<Item = Step<'a>> {

@@ -36,12 +36,12 @@ impl Reservations {
         let (mut ranges, mut bound, mut enough) = (Vec::new(), 0, true);
         self.list.overlapping(s, e, visited, |i| {
             let ids = &self.list.interval(i).ids;
-            ranges.extend_from_slice(ids.ranges());
+            ranges.extend(ids.ranges());
             bound += ids.count();
             if bound > most {
                 let merged = RangeSet::from_ranges(ranges.drain(..));
                 bound = merged.count();
-                ranges.extend_from_slice(merged.ranges());
+                ranges.extend(merged.ranges());
                 enough = bound <= most;
             }
             enough

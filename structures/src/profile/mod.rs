@@ -10,6 +10,7 @@
 //! same entries and run the same algorithms; they differ in how fast an anchor is found
 //! and how an entry is inserted or removed.
 
+mod augtree;
 mod btree;
 mod query;
 mod rbtree;
@@ -18,8 +19,9 @@ mod update;
 
 use std::borrow::Cow;
 
+pub use augtree::{AugTreeProfile, Counts};
 pub use btree::BTreeStore;
-pub use rbtree::RbTree;
+pub use rbtree::{RbTree, Summary};
 pub use sorted_list::SortedList;
 
 use crate::shell::{Basis, Engine, Shell, Step};
@@ -68,6 +70,18 @@ pub trait Store: Sized {
     /// Removes the entry with key `t`, which exists.
     fn remove(&mut self, t: Time);
 
+    /// Whether [`seek`](Store::seek) answers from subtree summaries, so that the
+    /// earliest-start search may skip with it.
+    const SEEKS: bool = false;
+
+    /// The key of the first entry at or after `t` with at least `n` free ids, `None` if
+    /// there is none; adds the nodes visited to `steps`. Only called when
+    /// [`SEEKS`](Store::SEEKS); other containers answer `None`.
+    fn seek(&self, t: Time, n: u64, steps: &mut u64) -> Option<Time> {
+        let _ = (t, n, steps);
+        None
+    }
+
     /// Applies `f` to the free set of every entry with key in `[from, to)`.
     fn update(&mut self, from: Time, to: Time, f: &mut dyn FnMut(&mut RangeSet));
 
@@ -107,23 +121,33 @@ impl<S: Store> Engine for Profile<S> {
     }
 
     fn earliest(&self, at: &Basis, ready: Time, duration: Time, n: u64) -> (Option<TimeFrame>, Cost) {
-        self.earliest_start(at, ready, duration, n)
+        if S::SEEKS {
+            self.earliest_skipping(at, ready, duration, n)
+        } else {
+            self.earliest_start(at, ready, duration, n)
+        }
     }
 
     fn free_throughout(&self, at: &Basis, s: Time, e: Time, _: &RangeSet) -> RangeSet {
-        self.window_entries(s, e).fold(at.full.clone(), |acc, (_, free)| acc.intersect(free))
+        self.window_entries(s, e).fold(at.full.clone(), |mut acc, (_, free)| {
+            acc.intersect_with(free);
+            acc
+        })
     }
 
     fn free_somewhere(&self, _: &Basis, s: Time, e: Time, _: &RangeSet) -> RangeSet {
-        self.window_entries(s, e).fold(RangeSet::new(), |acc, (_, free)| acc.union(free))
+        self.window_entries(s, e).fold(RangeSet::new(), |mut acc, (_, free)| {
+            acc.union_with(free);
+            acc
+        })
     }
 
     fn allocate(&mut self, _: &Basis, s: Time, e: Time, set: &RangeSet) {
-        self.apply(s, e, &mut |free| *free = free.subtract(set));
+        self.apply(s, e, &mut |free| free.subtract_with(set));
     }
 
     fn release(&mut self, _: &Basis, s: Time, e: Time, set: &RangeSet) {
-        self.apply(s, e, &mut |free| *free = free.union(set));
+        self.apply(s, e, &mut |free| free.union_with(set));
     }
 
     fn steps<'a>(&'a self, _: &'a Basis, s: Time, _: Time) -> impl Iterator<Item = Step<'a>> {

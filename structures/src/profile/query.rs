@@ -34,7 +34,7 @@ impl<S: Store> Profile<S> {
         (answer, cost)
     }
 
-    /// Algorithm 1 of the seed, never starting before `ready`: the candidate starts are
+    /// Algorithm 1 of rbtree-availability-profile, never starting before `ready`: the candidate starts are
     /// `ready` and every entry after it; an entry with fewer than `n` free resources
     /// cannot anchor a window and is skipped.
     pub(super) fn earliest_start(
@@ -73,6 +73,64 @@ impl<S: Store> Profile<S> {
         };
         if let Some(rank) = potential_rank.filter(|_| COUNTING) {
             let m = (self.store.count() - rank + 1) as u64;
+            cost.worst = m * m;
+        }
+        (answer, cost)
+    }
+
+    /// `augtree`'s earliest-start search: Algorithm 1's answer, skipping what cannot
+    /// host `n`. An entry with fewer than `n` free ids (a blocker) can neither anchor a
+    /// window nor lie inside one. So a walk from an anchor that meets a blocker fails
+    /// for every anchor before that blocker too, and the search goes on past it; and
+    /// from a run of blockers the subtree summaries find the next entry that can anchor,
+    /// descending past whole subtrees instead of walking them.
+    pub(super) fn earliest_skipping(
+        &self,
+        at: &Basis,
+        ready: Time,
+        duration: Time,
+        n: u64,
+    ) -> (Option<TimeFrame>, Cost) {
+        let mut cost = Cost::default();
+        let mut walk = self.store.iter_from(at.config.floor(ready), &mut cost.search);
+        let (mut first, mut potential) = (true, None);
+        let answer = loop {
+            let Some((key, anchor)) = walk.next() else { break None };
+            let start = if first { ready } else { key };
+            first = false;
+            let Some((end, window_end)) = at.candidate(start, duration) else { break None };
+            if anchor.count() < n {
+                cost.search += 1;
+                // One blocker is stepped over; a run of them is sought past.
+                if walk.clone().next().is_some_and(|(_, free)| free.count() < n) {
+                    match self.store.seek(key.saturating_add(1), n, &mut cost.search) {
+                        Some(next) => walk = self.store.iter_from(next, &mut cost.search),
+                        None => break None,
+                    }
+                }
+                continue;
+            }
+            potential.get_or_insert(key);
+            cost.visited += 1;
+            let (mut free, mut rest) = (anchor.clone(), walk.clone());
+            let fits = loop {
+                let Some((_, next)) = rest.next().filter(|&(t, _)| t < window_end) else { break true };
+                cost.visited += 1;
+                if next.count() < n {
+                    walk = rest;
+                    break false;
+                }
+                free.intersect_with(next);
+                if free.count() < n {
+                    break false;
+                }
+            };
+            if fits {
+                break Some(TimeFrame { start, end, free });
+            }
+        };
+        if let Some(key) = potential.filter(|_| COUNTING) {
+            let m = (self.store.count() - self.store.rank(key) + 1) as u64;
             cost.worst = m * m;
         }
         (answer, cost)

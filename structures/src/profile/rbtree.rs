@@ -1,31 +1,70 @@
 //! rbtree-availability-profile's container: a red-black tree (CLRS insert and delete fix-ups) in an arena of
 //! nodes with parent links, threaded in key order by a doubly linked list for the forward
 //! walk. Each node also keeps its subtree size (CLRS 14.1), so the worst case of a call
-//! (entries from the anchor to the end) costs O(log n) to account for.
+//! (entries from the anchor to the end) costs O(log n) to account for, and a
+//! [`Summary`] of its subtree: nothing for the paper's tree, the free counts for the
+//! tree that skips (`augtree`).
+
+use std::fmt;
 
 use super::Store;
 use crate::{Kind, RangeSet, Time};
 
+/// What a node keeps about its subtree besides its size (CLRS 14.2's augmentation).
+pub trait Summary: Copy + Default + PartialEq + fmt::Debug {
+    /// The registry entry of the profile on a tree with this summary.
+    const KIND: Kind;
+    /// Whether there is anything to keep (`false` compiles the upkeep out).
+    const ACTIVE: bool;
+    /// The summary of one entry's free set. `Default` is the empty subtree's.
+    fn leaf(free: &RangeSet) -> Self;
+    /// A subtree's summary from its root's own and its children's.
+    fn join(own: Self, left: Self, right: Self) -> Self;
+    /// Whether a subtree with this summary may hold an entry with at least `n` free
+    /// ids; `true` when unsure.
+    fn may_fit(self, n: u64) -> bool;
+}
+
+/// rbtree-availability-profile's tree keeps no summary.
+impl Summary for () {
+    const KIND: Kind = Kind::RbTree;
+    const ACTIVE: bool = false;
+
+    fn leaf(_: &RangeSet) -> Self {}
+
+    fn join((): Self, (): Self, (): Self) -> Self {}
+
+    fn may_fit(self, _: u64) -> bool {
+        true
+    }
+}
+
 /// Index of the sentinel: black, size 0, the `T.nil` of CLRS.
 const NIL: u32 = 0;
 
+/// The fields a descent reads come first, in declaration order, so that they share the
+/// node's first cache line ahead of the free set.
 #[derive(Debug, Clone, Default)]
-struct Node {
+#[repr(C)]
+struct Node<S> {
     key: Time,
-    free: RangeSet,
     left: u32,
     right: u32,
+    sub: S,
+    own: S,
     parent: u32,
     prev: u32,
     next: u32,
     size: u32,
     red: bool,
+    free: RangeSet,
 }
 
-/// A red-black tree of entries threaded by a doubly linked list.
+/// A red-black tree of entries threaded by a doubly linked list, each subtree summarised
+/// by `S`.
 #[derive(Debug, Clone)]
-pub struct RbTree {
-    nodes: Vec<Node>,
+pub struct RbTree<S = ()> {
+    nodes: Vec<Node<S>>,
     vacant: Vec<u32>,
     root: u32,
     head: u32,
@@ -33,12 +72,12 @@ pub struct RbTree {
 
 /// Walks the linked list from a node on.
 #[derive(Debug, Clone)]
-pub struct ListWalk<'a> {
-    tree: &'a RbTree,
+pub struct ListWalk<'a, S> {
+    tree: &'a RbTree<S>,
     at: u32,
 }
 
-impl<'a> Iterator for ListWalk<'a> {
+impl<'a, S> Iterator for ListWalk<'a, S> {
     type Item = (Time, &'a RangeSet);
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -51,12 +90,12 @@ impl<'a> Iterator for ListWalk<'a> {
     }
 }
 
-impl RbTree {
-    fn n(&self, x: u32) -> &Node {
+impl<S: Summary> RbTree<S> {
+    fn n(&self, x: u32) -> &Node<S> {
         &self.nodes[x as usize]
     }
 
-    fn m(&mut self, x: u32) -> &mut Node {
+    fn m(&mut self, x: u32) -> &mut Node<S> {
         &mut self.nodes[x as usize]
     }
 
@@ -98,6 +137,50 @@ impl RbTree {
     fn resize(&mut self, x: u32) {
         let size = self.n(self.n(x).left).size + self.n(self.n(x).right).size + 1;
         self.m(x).size = size;
+        if S::ACTIVE {
+            self.m(x).sub = self.joined(x);
+        }
+    }
+
+    /// The summary of `x`'s subtree from its own and its children's.
+    fn joined(&self, x: u32) -> S {
+        let node = self.n(x);
+        S::join(node.own, self.n(node.left).sub, self.n(node.right).sub)
+    }
+
+    /// Recomputes the summaries from `x` up, stopping where one does not change (the
+    /// ancestors above depend on nothing else that changed).
+    fn resummarise(&mut self, mut x: u32) {
+        while x != NIL {
+            let sub = self.joined(x);
+            if sub == self.n(x).sub {
+                return;
+            }
+            self.m(x).sub = sub;
+            x = self.n(x).parent;
+        }
+    }
+
+    /// The first node with key `>= t` whose own summary may fit `n` free ids, in the
+    /// subtree at `x`; counts the nodes visited. O(height): off the search path for `t`,
+    /// it descends only into subtrees that hold one.
+    fn first_fitting(&self, x: u32, t: Time, n: u64, steps: &mut u64) -> u32 {
+        if x == NIL || !self.n(x).sub.may_fit(n) {
+            return NIL;
+        }
+        *steps += 1;
+        let node = self.n(x);
+        if node.key < t {
+            return self.first_fitting(node.right, t, n, steps);
+        }
+        let left = self.first_fitting(node.left, t, n, steps);
+        if left != NIL {
+            left
+        } else if node.own.may_fit(n) {
+            x
+        } else {
+            self.first_fitting(node.right, t, n, steps)
+        }
     }
 
     /// Puts `y` where `x` was under `x`'s parent.
@@ -125,6 +208,7 @@ impl RbTree {
         self.set_child(y, left, x);
         self.m(x).parent = y;
         self.m(y).size = self.n(x).size;
+        self.m(y).sub = self.n(x).sub;
         self.resize(x);
     }
 
@@ -145,7 +229,7 @@ impl RbTree {
         }
     }
 
-    fn alloc(&mut self, node: Node) -> u32 {
+    fn alloc(&mut self, node: Node<S>) -> u32 {
         match self.vacant.pop() {
             Some(x) => {
                 self.nodes[x as usize] = node;
@@ -296,6 +380,9 @@ impl RbTree {
         if node.size != self.n(node.left).size + self.n(node.right).size + 1 {
             return Err(format!("subtree size of {} is wrong", node.key));
         }
+        if node.own != S::leaf(&node.free) || node.sub != self.joined(x) {
+            return Err(format!("the summary of {} is stale: {:?} of {:?}", node.key, node.sub, node.own));
+        }
         Ok(lh + u32::from(!node.red))
     }
 
@@ -308,10 +395,14 @@ impl RbTree {
     }
 }
 
-impl Store for RbTree {
-    const KIND: Kind = Kind::RbTree;
+impl<S: Summary> Store for RbTree<S> {
+    const KIND: Kind = S::KIND;
+    const SEEKS: bool = S::ACTIVE;
 
-    type Iter<'a> = ListWalk<'a>;
+    type Iter<'a>
+        = ListWalk<'a, S>
+    where
+        S: 'a;
 
     fn with_first(key: Time, free: RangeSet) -> Self {
         let mut tree = Self { nodes: vec![Node::default()], vacant: Vec::new(), root: NIL, head: NIL };
@@ -323,7 +414,7 @@ impl Store for RbTree {
         self.n(self.root).size as usize
     }
 
-    fn iter_from(&self, t: Time, steps: &mut u64) -> ListWalk<'_> {
+    fn iter_from(&self, t: Time, steps: &mut u64) -> ListWalk<'_, S> {
         ListWalk { tree: self, at: self.floor(t, steps) }
     }
 
@@ -351,7 +442,8 @@ impl Store for RbTree {
     }
 
     fn insert(&mut self, t: Time, free: RangeSet) {
-        let z = self.alloc(Node { key: t, free, size: 1, red: true, ..Node::default() });
+        let own = S::leaf(&free);
+        let z = self.alloc(Node { key: t, free, own, sub: own, size: 1, red: true, ..Node::default() });
         let (mut parent, mut x) = (NIL, self.root);
         let (mut pred, mut succ) = (NIL, NIL);
         while x != NIL {
@@ -384,6 +476,14 @@ impl Store for RbTree {
             self.m(succ).prev = z;
         }
         self.insert_fixup(z);
+        if S::ACTIVE {
+            // The sizes were counted on the way down; the summaries follow z up.
+            let mut w = self.n(z).parent;
+            while w != NIL {
+                self.resize(w);
+                w = self.n(w).parent;
+            }
+        }
     }
 
     fn remove(&mut self, t: Time) {
@@ -398,8 +498,19 @@ impl Store for RbTree {
         while x != NIL && self.n(x).key < to {
             if self.n(x).key >= from {
                 f(&mut self.m(x).free);
+                if S::ACTIVE {
+                    self.m(x).own = S::leaf(&self.n(x).free);
+                    self.resummarise(x);
+                }
             }
             x = self.n(x).next;
+        }
+    }
+
+    fn seek(&self, t: Time, n: u64, steps: &mut u64) -> Option<Time> {
+        match self.first_fitting(self.root, t, n, steps) {
+            NIL => None,
+            x => Some(self.n(x).key),
         }
     }
 
