@@ -1,6 +1,8 @@
 //! `resbench coreserve`: calendar-token co-reservation (calendar-token-reservation) under
 //! the deterministic simulator.
 
+use std::collections::BTreeMap;
+
 use anyhow::{bail, Result};
 use clap::Subcommand;
 use resbench::coreserve::sim::{self, limits, Faults, SimConfig};
@@ -97,7 +99,8 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
     let Some(last) = args.seed.checked_add(args.seeds) else {
         bail!("--seed {} --seeds {}: past the last RNG seed", args.seed, args.seeds);
     };
-    let (mut steps, mut messages, mut committed, mut failed, mut stuck) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let (mut steps, mut messages, mut committed, mut stuck) = (0u64, 0u64, 0u64, 0u64);
+    let mut failed: BTreeMap<&str, u64> = BTreeMap::new();
     let (mut commits, mut aborts, mut violations) = (0u64, 0u64, 0u64);
     let mut first = None;
     for seed in args.seed..last {
@@ -105,7 +108,9 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
         steps += report.steps;
         messages += report.messages;
         committed += report.committed;
-        failed += report.failed;
+        for (why, n) in &report.failed {
+            *failed.entry(why).or_default() += n;
+        }
         stuck += report.stuck;
         commits += report.commits;
         aborts += report.aborts;
@@ -123,7 +128,11 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
     println!("coreserve: {} seeds, {steps} steps, {violations} violations", args.seeds);
     let per =
         if committed == 0 { "n/a".to_owned() } else { format!("{:.1}", messages as f64 / committed as f64) };
-    println!("reservations: {committed} committed, {failed} failed, {stuck} unfinished at the drain's end");
+    let why: Vec<String> = failed.iter().map(|(why, n)| format!("{n} {why}")).collect();
+    let failures = if why.is_empty() { "none".to_owned() } else { why.join(", ") };
+    println!(
+        "reservations: {committed} committed; failed: {failures}; {stuck} unfinished at the drain's end"
+    );
     println!("messages per committed reservation: {per} ({messages} messages)");
     let decided = commits + aborts;
     let rate = if decided == 0 {
@@ -149,7 +158,7 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
     }
     let trace = &shrunk.report.trace;
     let skip = trace.len().saturating_sub(args.trace_lines as usize);
-    println!("trace ({} steps, last {} shown):", trace.len(), trace.len() - skip);
+    println!("trace ({} steps, last {} shown):", shrunk.report.steps, trace.len() - skip);
     for line in &trace[skip..] {
         println!("  {line}");
     }

@@ -78,6 +78,19 @@ pub enum Failure {
     Refused(CalError),
 }
 
+impl Failure {
+    /// Its name, for counts.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Failure::NoWindow => "no window",
+            Failure::Timeout => "timeout",
+            Failure::Aborted => "aborted",
+            Failure::InDoubt(_) => "in doubt",
+            Failure::Refused(_) => "refused",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Phase {
     Idle,
@@ -281,7 +294,8 @@ impl Client {
                     } else {
                         *tries += 1;
                         out.push(Output::Send(Envelope { from: self.id, to: *to, msg: msg.clone() }));
-                        out.push(Output::SetTimer { id, at: now + 2 * self.cfg.rto });
+                        // Backing off outlasts a coordinator's restart.
+                        out.push(Output::SetTimer { id, at: now + ((2 * self.cfg.rto) << (*tries).min(4)) });
                     }
                 }
             }

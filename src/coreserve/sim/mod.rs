@@ -8,6 +8,7 @@
 pub mod check;
 mod world;
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -15,7 +16,7 @@ use structures::Kind;
 
 use super::Plant;
 pub use check::Violation;
-pub use world::run;
+pub use world::{run, MAX_TRACE};
 
 /// A kind of injected fault.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -207,8 +208,8 @@ pub struct Report {
     pub messages: u64,
     /// Reservations committed (at one manager or several).
     pub committed: u64,
-    /// Reservations failed.
-    pub failed: u64,
+    /// Reservations failed, by why.
+    pub failed: BTreeMap<&'static str, u64>,
     /// Clients still busy when the drain ended.
     pub stuck: u64,
     /// Commit decisions announced.
@@ -219,7 +220,8 @@ pub struct Report {
     pub violation: Option<(u64, Violation)>,
     /// A digest of every step: equal runs have equal digests.
     pub digest: u64,
-    /// One line per step, when traced.
+    /// One line per step, when traced: the last [`MAX_TRACE`] to
+    /// 2 × [`MAX_TRACE`] steps.
     pub trace: Vec<String>,
 }
 

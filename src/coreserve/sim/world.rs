@@ -27,6 +27,8 @@ const HOLD_TTL: Time = 400;
 const DRAIN_TIME: Time = 200_000;
 /// ... or after this many steps.
 const DRAIN_STEPS: u64 = 2_000_000;
+/// The most trace lines kept (the last ones).
+pub const MAX_TRACE: usize = 100_000;
 
 const CLIENT: ClientConfig = ClientConfig {
     max_holds: 4,
@@ -153,7 +155,7 @@ struct World {
     steps: u64,
     messages: u64,
     committed: u64,
-    failed: u64,
+    failed: BTreeMap<&'static str, u64>,
 }
 
 /// Runs one seed.
@@ -220,7 +222,7 @@ impl World {
             steps: 0,
             messages: 0,
             committed: 0,
-            failed: 0,
+            failed: BTreeMap::new(),
             p,
         }
     }
@@ -279,6 +281,10 @@ impl World {
         self.mix(tag);
         self.mix(u64::from(node));
         if let Some(trace) = &mut self.trace {
+            // Only the last steps are kept, so a long run cannot exhaust memory.
+            if trace.len() >= 2 * MAX_TRACE {
+                trace.drain(..MAX_TRACE);
+            }
             trace.push(format!("{} t={} {ev:?}", self.steps, self.now));
         }
         if self.faulty && self.p.faults.has(Fault::CrashManager) && self.rng.random_bool(self.p.crash) {
@@ -426,8 +432,8 @@ impl World {
         if id.is_some() && !self.counted[c] {
             self.counted[c] = true;
             match self.clients[c].outcome() {
-                Some(Outcome::Committed { .. }) => self.committed += 1,
-                _ => self.failed += 1,
+                Some(Outcome::Failed(why)) => *self.failed.entry(why.name()).or_default() += 1,
+                _ => self.committed += 1,
             }
             if self.starting {
                 let at = self.now + self.rng.random_range(0..200);
