@@ -5,8 +5,10 @@ use std::collections::BTreeMap;
 
 use anyhow::{bail, Result};
 use clap::Subcommand;
+use resbench::coreserve::polling::{self, Trials};
 use resbench::coreserve::sim::{self, limits, Faults, SimConfig};
 use resbench::coreserve::Plant;
+use structures::Kind;
 
 use crate::replay_command::structure_values;
 
@@ -16,6 +18,41 @@ pub enum Action {
     /// Run the protocol's managers, clients and coordinators in the deterministic
     /// simulator under injected faults, checking the invariants after every step.
     Simulate(Box<SimulateArgs>),
+    /// The polling model of Fig 5: the cost of polling p of k homogeneous resources to get
+    /// n, by formula and measured on real calendars, and where the best p lies.
+    Polling(Box<PollingArgs>),
+}
+
+/// The arguments of `resbench coreserve polling`.
+#[derive(clap::Args)]
+pub struct PollingArgs {
+    /// Resources needed.
+    #[arg(long, default_value_t = 3)]
+    n: u32,
+    /// Homogeneous resources that exist (at most 1024).
+    #[arg(long, default_value_t = 30)]
+    k: u32,
+    /// The probability that a slot of a resource is unavailable, in [0, 1).
+    #[arg(long, default_value_t = 0.5)]
+    q: f64,
+    /// The message cost per polled resource, in slot lengths.
+    #[arg(long, default_value_t = 0.5)]
+    c: f64,
+    /// Monte Carlo trials per point (0: formula only).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(0..=i64::from(polling::MAX_TRIALS)))]
+    trials: u32,
+    /// Slots per simulated calendar.
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=polling::MAX_HORIZON))]
+    horizon: u64,
+    /// The job's length in slots (the formula is for 1).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=polling::MAX_HORIZON))]
+    duration: u64,
+    /// The structure of the simulated calendars.
+    #[arg(long, default_value = Kind::REFERENCE.name(), value_parser = structure_values(("any", "the reference structure")))]
+    structure: String,
+    /// The RNG seed of the trials.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 /// The arguments of `resbench coreserve simulate`.
@@ -76,6 +113,7 @@ fn range(s: &str, max: u32) -> Result<(u32, u32), String> {
 pub fn run(action: &Action) -> Result<()> {
     match action {
         Action::Simulate(args) => simulate(args),
+        Action::Polling(args) => poll(args),
     }
 }
 
@@ -163,4 +201,73 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
         println!("  {line}");
     }
     bail!("{violations} invariant violations in {} seeds", args.seeds)
+}
+
+fn poll(args: &PollingArgs) -> Result<()> {
+    let (n, k, q, c) = (args.n, args.k, args.q, args.c);
+    polling::check(n, k, q, c)?;
+    let kind = if args.structure == "any" {
+        Kind::REFERENCE
+    } else {
+        args.structure.parse().map_err(anyhow::Error::msg)?
+    };
+    println!("polling (calendar-token-reservation §4, Fig 5): n {n} of k {k}, q {q}, c {c}");
+    let measured = if args.trials == 0 {
+        Vec::new()
+    } else {
+        let t = Trials {
+            kind,
+            trials: args.trials,
+            horizon: args.horizon,
+            duration: args.duration,
+            seed: args.seed,
+        };
+        println!(
+            "simulated: {} trials on {kind} calendars of {} slots, job {} slot(s), RNG seed {}",
+            args.trials, args.horizon, args.duration, args.seed
+        );
+        polling::simulate(n, k, q, &t)?
+    };
+    println!("p | s(p) | E[T] formula | E[T] simulated | C(p) formula | C(p) simulated");
+    let mut best_sim: Option<(u32, f64)> = None;
+    for p in n..=k {
+        let (s, delay, cost) =
+            (polling::success(n, p, q)?, polling::expected_delay(n, p, q)?, polling::cost(n, p, q, c)?);
+        let sim = measured.get((p - n) as usize).copied().flatten();
+        let (sim_delay, sim_cost) = match sim {
+            Some(m) => {
+                let cost = m.mean + c * f64::from(p);
+                if best_sim.is_none_or(|(_, b)| cost < b) {
+                    best_sim = Some((p, cost));
+                }
+                (format!("{:.4} ± {:.4}", m.mean, m.ci), format!("{cost:.4}"))
+            }
+            None if args.trials == 0 => ("-".to_owned(), "-".to_owned()),
+            None => ("not simulated (censored)".to_owned(), "-".to_owned()),
+        };
+        println!("{p} | {s:.6} | {delay:.6} | {sim_delay} | {cost:.6} | {sim_cost}");
+    }
+    let best = polling::best(n, k, q, c)?;
+    let band = |p: u32| if p <= 2 * n { "yes" } else { "no" };
+    print!("best p: formula {best} (in [n, 2n] = [{n}, {}]: {})", 2 * n, band(best));
+    match best_sim {
+        Some((p, _)) => println!("; simulated {p} ({})", band(p)),
+        None => println!(),
+    }
+    let cells = polling::grid()?;
+    let inside = cells.iter().filter(|cell| cell.in_band()).count();
+    println!(
+        "grid (n in {:?}, q in 0.1..0.9, c in {:?}, k in {:?}): best p in [n, 2n] in {inside} of {} cells ({:.0} %)",
+        polling::GRID_N,
+        polling::GRID_C,
+        polling::GRID_K,
+        cells.len(),
+        100.0 * inside as f64 / cells.len() as f64
+    );
+    for q in polling::GRID_Q {
+        let row: Vec<&polling::Cell> = cells.iter().filter(|cell| cell.q == q).collect();
+        let inside = row.iter().filter(|cell| cell.in_band()).count();
+        println!("  q {q}: {inside} of {} cells", row.len());
+    }
+    Ok(())
 }

@@ -357,3 +357,15 @@ fn coreserve_out_of_range_arguments_are_refused_with_clear_errors() {
         assert!(!ok && err.contains(expected), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn coreserve_polling_prints_the_cost_table_and_refuses_bad_parameters() {
+    let (ok, out, err) = resbench(&["coreserve", "polling", "--trials", "50", "--horizon", "128"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("best p: formula 5 (in [n, 2n] = [3, 6]: yes)"), "{out}");
+    assert!(out.contains("best p in [n, 2n] in 300 of 540 cells"), "{out}");
+    let (ok, _, err) = resbench(&["coreserve", "polling", "--q", "1"]);
+    assert!(!ok && err.contains("q 1 must be in [0, 1)"), "{err}");
+    let (ok, _, err) = resbench(&["coreserve", "polling", "--k", "2000"]);
+    assert!(!ok && err.contains("need 1 <= n <= k <= 1024"), "{err}");
+}

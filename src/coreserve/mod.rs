@@ -15,6 +15,7 @@ pub mod coordinator;
 pub mod durable;
 pub mod manager;
 pub mod node;
+pub mod polling;
 pub mod proto;
 pub mod sim;
 

@@ -6,6 +6,7 @@ mod calendar;
 mod client;
 mod coordinator;
 mod manager;
+mod polling;
 mod sim;
 
 use std::collections::BTreeSet;
