@@ -195,9 +195,19 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
         println!("shrunk run: {} at step {step}: {}", v.invariant, v.detail);
     }
     let trace = &shrunk.report.trace;
-    let skip = trace.len().saturating_sub(args.trace_lines as usize);
-    println!("trace ({} steps, last {} shown):", shrunk.report.steps, trace.len() - skip);
-    for line in &trace[skip..] {
+    // The steps that touch the witness transaction, and every crash and restart.
+    let witness = shrunk.report.violation.as_ref().and_then(|(_, v)| v.txn).map(|txn| format!("{txn:?}"));
+    let lines: Vec<&String> = match &witness {
+        Some(txn) => trace
+            .iter()
+            .filter(|l| l.contains(txn.as_str()) || l.contains("Crash(") || l.contains("Restart("))
+            .collect(),
+        None => trace.iter().collect(),
+    };
+    let skip = lines.len().saturating_sub(args.trace_lines as usize);
+    let about = witness.as_ref().map_or(String::new(), |txn| format!(" naming {txn} or a crash or restart"));
+    println!("trace ({} steps; the last {} steps{about}):", shrunk.report.steps, lines.len() - skip);
+    for line in &lines[skip..] {
         println!("  {line}");
     }
     bail!("{violations} invariant violations in {} seeds", args.seeds)

@@ -190,8 +190,12 @@ impl Client {
     }
 
     fn query_round(&mut self, now: Time, out: &mut Vec<Output>) {
-        let to = (self.range.0 + self.cfg.span).min(self.res.latest_start + self.res.duration);
-        self.range.1 = to.max(self.range.0 + self.res.duration);
+        let to = self
+            .range
+            .0
+            .saturating_add(self.cfg.span)
+            .min(self.res.latest_start.saturating_add(self.res.duration));
+        self.range.1 = to.max(self.range.0.saturating_add(self.res.duration));
         self.dead.clear();
         self.phase = Phase::Querying;
         let parts = self.res.parts.clone();
@@ -510,7 +514,8 @@ impl Client {
                 if self.holds.contains_key(&(t, m)) || waiting.contains(&(m, t)) {
                     continue;
                 }
-                let (prio, end, until) = (self.prio, t + self.res.duration, now + self.cfg.wait_for);
+                let (prio, end, until) =
+                    (self.prio, t.saturating_add(self.res.duration), now + self.cfg.wait_for);
                 let req = self.request(now, m, |req| Msg::Wait { req, prio, n, start: t, end, until }, out);
                 self.waits.insert(req, (m, t));
             }
@@ -539,7 +544,7 @@ impl Client {
         let to = parts
             [(u64::from(txn.client).wrapping_mul(31).wrapping_add(txn.seq) % parts.len() as u64) as usize]
             .manager;
-        let msg = Msg::CommitReq { txn, start: t, end: t + self.res.duration, parts };
+        let msg = Msg::CommitReq { txn, start: t, end: t.saturating_add(self.res.duration), parts };
         out.push(Output::Send(Envelope { from: self.id, to, msg: msg.clone() }));
         out.push(Output::SetTimer { id: TimerId::CommitRetry, at: now + 2 * self.cfg.rto });
         self.phase = Phase::Committing { txn, start: t, to, msg, tries: 1 };

@@ -18,10 +18,12 @@ pub struct Violation {
     pub invariant: &'static str,
     /// What broke, naming the manager, transaction or claim.
     pub detail: String,
+    /// The transaction it is about, if one.
+    pub txn: Option<TxnId>,
 }
 
-fn broken(invariant: &'static str, detail: String) -> Result<(), Violation> {
-    Err(Violation { invariant, detail })
+fn broken(invariant: &'static str, txn: Option<TxnId>, detail: String) -> Result<(), Violation> {
+    Err(Violation { invariant, detail, txn })
 }
 
 /// A lock a manager confirmed (`Ack` or `LockReply`).
@@ -81,7 +83,7 @@ impl Ghost {
                 error: e @ (CalError::UnknownTxn { .. } | CalError::ConflictingDecision { .. }),
                 ..
             } => {
-                return broken("I10", format!("manager {m} answered {e}"));
+                return broken("I10", None, format!("manager {m} answered {e}"));
             }
             Msg::LockReply { result: Ok(claim), .. } => {
                 if let Some(c) = sender.and_then(|s| s.manager.calendar().claims().get(claim)) {
@@ -126,7 +128,11 @@ impl Ghost {
         match self.decision.get(&txn) {
             Some(&first) if first != commit => {
                 let say = |c: bool| if c { "commit" } else { "abort" };
-                broken(invariant, format!("{txn} was announced {} and then {}", say(first), say(commit)))
+                broken(
+                    invariant,
+                    Some(txn),
+                    format!("{txn} was announced {} and then {}", say(first), say(commit)),
+                )
             }
             Some(_) => Ok(()),
             None => {
@@ -155,6 +161,7 @@ impl Ghost {
             if overlap {
                 return broken(
                     "I1g",
+                    None,
                     format!(
                         "manager {m} confirmed locks {claim} and {other} on resources {} over one slot",
                         lock.ids.intersect(&a.ids)
@@ -183,12 +190,13 @@ impl Ghost {
         now: Time,
     ) -> Result<(), Violation> {
         if let Some(s) = server {
-            s.manager.validate().map_err(|detail| Violation { invariant: "I0", detail })?;
+            s.manager.validate().map_err(|detail| Violation { invariant: "I0", detail, txn: None })?;
             for (id, c) in s.manager.calendar().claims() {
                 if let ClaimState::Held { deadline, .. } = c.state {
                     if deadline < now {
                         return broken(
                             "I5",
+                            None,
                             format!("manager {m}: hold {id} outlived its deadline {deadline} (now {now})"),
                         );
                     }
@@ -200,6 +208,7 @@ impl Ghost {
                 if self.decision.get(&d.txn).is_some_and(|&c| c != d.commit) {
                     return broken(
                         "I4",
+                        Some(d.txn),
                         format!("node {m} recorded {} for {}, announced otherwise", d.commit, d.txn),
                     );
                 }
@@ -213,7 +222,11 @@ impl Ghost {
                 e.0 += lock.ids.count();
                 if self.decision.get(&txn) != Some(&true) {
                     let said = if self.decision.contains_key(&txn) { "aborted" } else { "undecided" };
-                    return broken("I3", format!("manager {m} holds lock {} for {said} {txn}", lock.claim));
+                    return broken(
+                        "I3",
+                        Some(txn),
+                        format!("manager {m} holds lock {} for {said} {txn}", lock.claim),
+                    );
                 }
             }
         }
@@ -229,7 +242,7 @@ impl Ghost {
                 let ok = durable.prepared.contains_key(txn)
                     || by_txn.get(txn).is_some_and(|&(count, s, e)| count == n && s <= *start && *end <= e);
                 if !ok {
-                    return broken("I2", format!("{txn} committed but manager {m} has neither its prepare nor {n} locks over [{start}, {end})"));
+                    return broken("I2", Some(*txn), format!("{txn} committed but manager {m} has neither its prepare nor {n} locks over [{start}, {end})"));
                 }
             }
             for txn in past {
@@ -248,7 +261,7 @@ impl Ghost {
                         .is_some_and(|c| matches!(c.state, ClaimState::Locked { .. }))
                 });
                 if !durable_ok || !live_ok {
-                    return broken("I7", format!("manager {m} lost confirmed lock {claim}"));
+                    return broken("I7", None, format!("manager {m} lost confirmed lock {claim}"));
                 }
             }
         }
@@ -260,6 +273,7 @@ impl Ghost {
                 } else if !durable.prepared.contains_key(txn) {
                     return broken(
                         "I8",
+                        Some(*txn),
                         format!("manager {m} voted Yes for {txn} but kept no prepare record"),
                     );
                 }
@@ -279,7 +293,11 @@ impl Ghost {
     pub fn check_quiescent(&self, stores: &[(NodeId, &Durable)], now: Time) -> Result<(), Violation> {
         for (m, d) in stores {
             if let Some(p) = d.prepared.keys().next() {
-                return broken("I2q", format!("manager {m} still holds the prepare of {p} at quiescence"));
+                return broken(
+                    "I2q",
+                    Some(*p),
+                    format!("manager {m} still holds the prepare of {p} at quiescence"),
+                );
             }
         }
         for (txn, _) in self.decision.iter().filter(|(_, &c)| c) {
@@ -295,6 +313,7 @@ impl Ghost {
                 if !locked {
                     return broken(
                         "I2q",
+                        Some(*txn),
                         format!("{txn} committed but manager {} has no lock for it at quiescence", p.manager),
                     );
                 }

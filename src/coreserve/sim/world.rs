@@ -332,9 +332,11 @@ impl World {
                         self.servers[m as usize].server = Some(server);
                         self.after_server(m, out)
                     }
-                    Err(e) => {
-                        Err(Violation { invariant: "I0", detail: format!("manager {m} cannot restart: {e}") })
-                    }
+                    Err(e) => Err(Violation {
+                        invariant: "I0",
+                        detail: format!("manager {m} cannot restart: {e}"),
+                        txn: None,
+                    }),
                 }
             }
             Event::Start(id) => {
