@@ -9,7 +9,7 @@ use structures::{RangeSet, Time};
 use crate::coreserve::calendar::{CalError, ClaimState};
 use crate::coreserve::durable::{Durable, Record};
 use crate::coreserve::node::Server;
-use crate::coreserve::proto::{ClaimId, Envelope, Msg, NodeId, Part, TxnId, Verdict};
+use crate::coreserve::proto::{ClaimId, Envelope, HoldGrant, Msg, NodeId, Part, TxnId, Verdict};
 
 /// A broken invariant: which, when, and a witness.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,6 +65,26 @@ impl Ghost {
     /// The broken invariant.
     pub fn sent(&mut self, env: &Envelope, sender: Option<&Server>, now: Time) -> Result<(), Violation> {
         let m = env.from;
+        if let Some(s) = sender {
+            // I6 on the wire: a grant names only ids its receiver may use.
+            let cal = s.manager.calendar();
+            let granted: Vec<&HoldGrant> = match &env.msg {
+                Msg::QueryReply { holds, .. } => holds.iter().collect(),
+                Msg::HoldReply { result: Ok(g), .. }
+                | Msg::WaitReply { result: Ok(Some(g)), .. }
+                | Msg::Granted { grant: g, .. } => vec![g],
+                _ => Vec::new(),
+            };
+            for g in granted {
+                if !g.ids.is_subset(&cal.visible(env.to)) {
+                    return broken(
+                        "I6",
+                        None,
+                        format!("manager {m} granted {} to client {} off its access list", g.claim, env.to),
+                    );
+                }
+            }
+        }
         match &env.msg {
             Msg::CommitReq { txn, start, end, parts } => {
                 self.parts.entry(*txn).or_insert_with(|| (parts.clone(), *start, *end));
@@ -230,6 +250,15 @@ impl Ghost {
                 }
             }
         }
+        // The ids a running manager keeps prepared or locked per transaction.
+        let mut live: BTreeMap<TxnId, u64> = BTreeMap::new();
+        if let Some(s) = server.filter(|_| self.committed_at.get(&m).is_some_and(|t| !t.is_empty())) {
+            for c in s.manager.calendar().claims().values() {
+                if let ClaimState::Prepared { txn } | ClaimState::Locked { txn: Some(txn) } = c.state {
+                    *live.entry(txn).or_default() += c.ids.count();
+                }
+            }
+        }
         if let Some(txns) = self.committed_at.get_mut(&m) {
             let mut past = Vec::new();
             for txn in txns.iter() {
@@ -239,9 +268,20 @@ impl Ghost {
                     continue;
                 }
                 let n = parts.iter().find(|p| p.manager == m).map_or(0, |p| u64::from(p.n));
-                let ok = durable.prepared.contains_key(txn)
-                    || by_txn.get(txn).is_some_and(|&(count, s, e)| count == n && s <= *start && *end <= e);
-                if !ok {
+                let prepared = durable.prepared.get(txn).is_some_and(|p| (p.start, p.end) == (*start, *end));
+                let locked =
+                    by_txn.get(txn).is_some_and(|&(count, s, e)| count == n && (s, e) == (*start, *end));
+                if server.is_some() && live.get(txn) != Some(&n) {
+                    return broken(
+                        "I2",
+                        Some(*txn),
+                        format!(
+                            "{txn} committed but manager {m} keeps {} of its {n} ids prepared or locked",
+                            live.get(txn).unwrap_or(&0)
+                        ),
+                    );
+                }
+                if !(prepared || locked) {
                     return broken("I2", Some(*txn), format!("{txn} committed but manager {m} has neither its prepare nor {n} locks over [{start}, {end})"));
                 }
             }
