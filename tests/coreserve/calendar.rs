@@ -200,3 +200,93 @@ fn validate_names_what_the_layer_and_index_disagree_on() {
         cal.discard(stray).unwrap();
     });
 }
+
+/// The ids free at slot `t`, computed from the claims alone (the naive model).
+fn naive_free(cal: &Calendar, t: u64) -> RangeSet {
+    let busy = cal
+        .claims()
+        .values()
+        .filter(|c| c.start <= t && t < c.end)
+        .fold(RangeSet::new(), |acc, c| acc.union(&c.ids));
+    RangeSet::full(4).subtract(&busy)
+}
+
+#[test]
+fn random_operations_keep_the_index_and_the_claims_in_agreement_on_every_structure() {
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+    for kind in Kind::ALL {
+        for seed in 0..40 {
+            let mut rng = StdRng::seed_from_u64(seed);
+            let mut cal = calendar(kind);
+            let mut now = 0;
+            let mut txn_seq = 0;
+            for _ in 0..120 {
+                let known: Vec<ClaimId> = cal.claims().keys().copied().collect();
+                let pick = |rng: &mut StdRng| {
+                    if known.is_empty() || rng.random_bool(0.1) {
+                        ClaimId { epoch: 1, seq: rng.random_range(0..50) }
+                    } else {
+                        known[rng.random_range(0..known.len())]
+                    }
+                };
+                let client = if rng.random_bool(0.5) { A } else { B };
+                let before = snapshot(&cal);
+                let result: Result<(), CalError> = match rng.random_range(0..8) {
+                    0 | 1 => {
+                        let lo = rng.random_range(0..5);
+                        let set = RangeSet::from_range(lo, rng.random_range(lo..=5));
+                        let start = now + rng.random_range(0..30);
+                        let end = start + rng.random_range(0..10);
+                        let deadline = now + rng.random_range(1..20);
+                        cal.hold(client, prio(client), &set, (start, end), deadline).map(|_| ())
+                    }
+                    2 => cal.release(client, pick(&mut rng), now).map(|_| ()),
+                    3 => cal.lock(client, pick(&mut rng), now).map(|_| ()),
+                    4 => {
+                        let claim = pick(&mut rng);
+                        cal.usable(client, claim, now).map(|_| ()).map(|()| {
+                            txn_seq += 1;
+                            cal.set_prepared(claim, TxnId { client, seq: txn_seq });
+                        })
+                    }
+                    5 => {
+                        let claim = pick(&mut rng);
+                        if let Some(ClaimState::Prepared { txn }) = cal.claims().get(&claim).map(|c| c.state)
+                        {
+                            if rng.random_bool(0.5) {
+                                cal.set_locked(claim, Some(txn));
+                            } else {
+                                cal.discard(claim).unwrap();
+                            }
+                        }
+                        Ok(())
+                    }
+                    6 => {
+                        now += rng.random_range(0..4);
+                        cal.expire(now).map(|_| ())
+                    }
+                    _ => {
+                        now += rng.random_range(0..4);
+                        cal.advance(now).map(|_| ())
+                    }
+                };
+                if result.is_err() {
+                    assert_eq!(
+                        snapshot(&cal),
+                        before,
+                        "{kind} seed {seed}: a refused call changed the state"
+                    );
+                }
+                cal.validate().unwrap_or_else(|e| panic!("{kind} seed {seed}: {e}"));
+                for t in cal.now()..cal.now() + 40 {
+                    assert_eq!(
+                        cal.free(t, t + 1).unwrap(),
+                        naive_free(&cal, t),
+                        "{kind} seed {seed} slot {t}"
+                    );
+                }
+            }
+        }
+    }
+}
