@@ -2,12 +2,14 @@
 //! the deterministic simulator.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::Subcommand;
 use resbench::coreserve::polling::{self, Trials};
 use resbench::coreserve::sim::{self, limits, Faults, SimConfig};
 use resbench::coreserve::Plant;
+use resbench::{command_line, report};
 use structures::Kind;
 
 use crate::replay_command::structure_values;
@@ -53,6 +55,9 @@ pub struct PollingArgs {
     /// The RNG seed of the trials.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Also write the report (`index.md` and `fig5-cost.svg`) into this folder.
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 /// The arguments of `resbench coreserve simulate`.
@@ -222,46 +227,34 @@ fn poll(args: &PollingArgs) -> Result<()> {
         args.structure.parse().map_err(anyhow::Error::msg)?
     };
     println!("polling (calendar-token-reservation §4, Fig 5): n {n} of k {k}, q {q}, c {c}");
+    let trials =
+        Trials { kind, trials: args.trials, horizon: args.horizon, duration: args.duration, seed: args.seed };
     let measured = if args.trials == 0 {
         Vec::new()
     } else {
-        let t = Trials {
-            kind,
-            trials: args.trials,
-            horizon: args.horizon,
-            duration: args.duration,
-            seed: args.seed,
-        };
         println!(
             "simulated: {} trials on {kind} calendars of {} slots, job {} slot(s), RNG seed {}",
             args.trials, args.horizon, args.duration, args.seed
         );
-        polling::simulate(n, k, q, &t)?
+        polling::simulate(n, k, q, &trials)?
     };
+    let rows = polling::table(n, k, q, c, &measured)?;
     println!("p | s(p) | E[T] formula | E[T] simulated | C(p) formula | C(p) simulated");
-    let mut best_sim: Option<(u32, f64)> = None;
-    for p in n..=k {
-        let (s, delay, cost) =
-            (polling::success(n, p, q)?, polling::expected_delay(n, p, q)?, polling::cost(n, p, q, c)?);
-        let sim = measured.get((p - n) as usize).copied().flatten();
-        let (sim_delay, sim_cost) = match sim {
+    for r in &rows {
+        let (sim_delay, sim_cost) = match r.measured {
             Some(m) => {
-                let cost = m.mean + c * f64::from(p);
-                if best_sim.is_none_or(|(_, b)| cost < b) {
-                    best_sim = Some((p, cost));
-                }
-                (format!("{:.4} ± {:.4}", m.mean, m.ci), format!("{cost:.4}"))
+                (format!("{:.4} ± {:.4}", m.mean, m.ci), format!("{:.4}", m.mean + c * f64::from(r.p)))
             }
             None if args.trials == 0 => ("-".to_owned(), "-".to_owned()),
             None => ("not simulated (censored)".to_owned(), "-".to_owned()),
         };
-        println!("{p} | {s:.6} | {delay:.6} | {sim_delay} | {cost:.6} | {sim_cost}");
+        println!("{} | {:.6} | {:.6} | {sim_delay} | {:.6} | {sim_cost}", r.p, r.success, r.delay, r.cost);
     }
     let best = polling::best(n, k, q, c)?;
     let band = |p: u32| if p <= 2 * n { "yes" } else { "no" };
     print!("best p: formula {best} (in [n, 2n] = [{n}, {}]: {})", 2 * n, band(best));
-    match best_sim {
-        Some((p, _)) => println!("; simulated {p} ({})", band(p)),
+    match polling::best_measured(&rows, c) {
+        Some(p) => println!("; simulated {p} ({})", band(p)),
         None => println!(),
     }
     let cells = polling::grid()?;
@@ -278,6 +271,11 @@ fn poll(args: &PollingArgs) -> Result<()> {
         let row: Vec<&polling::Cell> = cells.iter().filter(|cell| cell.q == q).collect();
         let inside = row.iter().filter(|cell| cell.in_band()).count();
         println!("  q {q}: {inside} of {} cells", row.len());
+    }
+    if let Some(out) = &args.out {
+        let page =
+            report::coreserve::render_polling(out, (n, k, q, c), &trials, &rows, &cells, &command_line())?;
+        println!("wrote {}", page.display());
     }
     Ok(())
 }

@@ -360,8 +360,14 @@ fn coreserve_out_of_range_arguments_are_refused_with_clear_errors() {
 
 #[test]
 fn coreserve_polling_prints_the_cost_table_and_refuses_bad_parameters() {
-    let (ok, out, err) = resbench(&["coreserve", "polling", "--trials", "50", "--horizon", "128"]);
+    let dir = std::env::temp_dir().join(format!("resbench-cli-polling-{}", std::process::id()));
+    let args = ["coreserve", "polling", "--trials", "50", "--horizon", "128", "--out", dir.to_str().unwrap()];
+    let (ok, out, err) = resbench(&args);
     assert!(ok, "{err}");
+    let page = std::fs::read_to_string(dir.join("index.md")).unwrap();
+    assert!(page.contains("By the formula the best p is 5, inside [n, 2n] = [3, 6]."), "{page}");
+    assert!(std::fs::read_to_string(dir.join("fig5-cost.svg")).unwrap().starts_with("<svg"));
+    std::fs::remove_dir_all(&dir).unwrap();
     assert!(out.contains("best p: formula 5 (in [n, 2n] = [3, 6]: yes)"), "{out}");
     assert!(out.contains("best p in [n, 2n] in 300 of 540 cells"), "{out}");
     let (ok, _, err) = resbench(&["coreserve", "polling", "--q", "1"]);

@@ -261,6 +261,64 @@ pub fn simulate(n: u32, k: u32, q: f64, t: &Trials) -> Result<Vec<Option<Measure
         .collect())
 }
 
+/// One `p` of the cost table.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Row {
+    /// Resources polled.
+    pub p: u32,
+    /// `s(p)`.
+    pub success: f64,
+    /// `E[T](p)` by formula.
+    pub delay: f64,
+    /// `C(p)` by formula.
+    pub cost: f64,
+    /// The delay measured on calendars, when simulated and not censored.
+    pub measured: Option<Measured>,
+}
+
+/// The cost table for `p` in `n..=k`, with the measured delays of [`simulate`] (or none).
+///
+/// # Errors
+/// As [`check`].
+pub fn table(
+    n: u32,
+    k: u32,
+    q: f64,
+    c: f64,
+    measured: &[Option<Measured>],
+) -> Result<Vec<Row>, PollingError> {
+    check(n, k, q, c)?;
+    (n..=k)
+        .map(|p| {
+            let measured = measured.get((p - n) as usize).copied().flatten();
+            Ok(Row {
+                p,
+                success: success(n, p, q)?,
+                delay: expected_delay(n, p, q)?,
+                cost: cost(n, p, q, c)?,
+                measured,
+            })
+        })
+        .collect()
+}
+
+/// The `p` of least measured cost `mean + c·p`, among the rows measured.
+pub fn best_measured(rows: &[Row], c: f64) -> Option<u32> {
+    let costs = rows.iter().filter_map(|r| r.measured.map(|m| (r.p, m.mean + c * f64::from(r.p))));
+    costs
+        .fold(
+            None,
+            |best: Option<(u32, f64)>, (p, v)| {
+                if best.is_some_and(|(_, b)| b <= v) {
+                    best
+                } else {
+                    Some((p, v))
+                }
+            },
+        )
+        .map(|(p, _)| p)
+}
+
 /// The grid the claim is checked on: needed counts, unavailabilities, message costs and
 /// resource counts (design note §4.3).
 pub const GRID_N: [u32; 5] = [1, 2, 3, 5, 8];
