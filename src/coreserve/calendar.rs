@@ -313,19 +313,9 @@ impl Calendar {
         self.index.config()
     }
 
-    /// The epoch of the claims it issues.
-    pub fn epoch(&self) -> u32 {
-        self.epoch
-    }
-
     /// Every claim.
     pub fn claims(&self) -> &BTreeMap<ClaimId, Claim> {
         &self.claims
-    }
-
-    /// The access rules.
-    pub fn access(&self) -> &Access {
-        &self.access
     }
 
     /// The ids `client` may use (and see).
@@ -431,14 +421,21 @@ impl Calendar {
         Ok(c)
     }
 
-    /// Checks that `claim` is a usable hold of `client` at `now`: held, not lapsed, and
-    /// still on the client's access list.
+    /// Checks that `claim` is a usable hold of `client` at `now`: on the client's access
+    /// list, the client's, held and not lapsed.
     ///
     /// # Errors
     /// [`CalError::UnknownHold`], [`CalError::StaleEpoch`], [`CalError::HoldExpired`],
     /// [`CalError::NotHolder`], [`CalError::AlreadyLocked`], [`CalError::Prepared`] or
     /// [`CalError::AccessDenied`].
     pub fn usable(&self, client: ClientId, claim: ClaimId, now: Time) -> Result<&Claim, CalError> {
+        // A client off the slots' access list is told so first, whoever holds them.
+        if let Some(c) = self.claims.get(&claim) {
+            let denied = c.ids.subtract(&self.visible(client));
+            if !denied.is_empty() {
+                return Err(CalError::AccessDenied { client, ids: denied, start: c.start, end: c.end });
+            }
+        }
         let c = self.own(client, claim, now)?;
         match c.state {
             ClaimState::Locked { .. } => Err(CalError::AlreadyLocked { claim }),
@@ -446,14 +443,7 @@ impl Calendar {
             ClaimState::Held { deadline, .. } if deadline <= now => {
                 Err(CalError::HoldExpired { claim, deadline, now })
             }
-            ClaimState::Held { .. } => {
-                let denied = c.ids.subtract(&self.visible(client));
-                if denied.is_empty() {
-                    Ok(c)
-                } else {
-                    Err(CalError::AccessDenied { client, ids: denied, start: c.start, end: c.end })
-                }
-            }
+            ClaimState::Held { .. } => Ok(c),
         }
     }
 

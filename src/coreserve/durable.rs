@@ -154,16 +154,10 @@ pub trait Store {
 #[derive(Debug, Clone, Default)]
 pub struct MemStore {
     state: Durable,
-    /// How many batches were applied (writes the runtime would force).
-    pub batches: u64,
 }
 
 impl Store for MemStore {
     fn apply(&mut self, batch: &[Record]) {
-        if batch.is_empty() {
-            return;
-        }
-        self.batches += 1;
         let s = &mut self.state;
         for record in batch {
             match record {

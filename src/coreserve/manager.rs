@@ -647,9 +647,4 @@ impl Manager {
         out.push(Output::CancelTimer(TimerId::Inquiry(txn)));
         self.grant(now, out);
     }
-
-    /// The transactions prepared here and undecided.
-    pub fn prepared(&self) -> impl Iterator<Item = &TxnId> {
-        self.prepared.keys()
-    }
 }

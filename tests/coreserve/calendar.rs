@@ -83,8 +83,11 @@ fn l4_the_access_list_gates_holds() {
     each(|cal| {
         let denied = CalError::AccessDenied { client: B, ids: ids(&[3]), start: 0, end: 5 };
         refused(cal, &denied, |cal| cal.hold(B, prio(B), &ids(&[3]), (0, 5), 10));
-        assert!(cal.hold(A, prio(A), &ids(&[3]), (0, 5), 10).is_ok());
+        let c1 = cal.hold(A, prio(A), &ids(&[3]), (0, 5), 10).unwrap();
         assert_eq!(cal.visible(B), ids(&[0, 1, 2]));
+        let denied = CalError::AccessDenied { client: B, ids: ids(&[3]), start: 0, end: 5 };
+        refused(cal, &denied, |cal| cal.lock(B, c1, 1));
+        assert!(denied.to_string().contains("client 12 is not on the access list of resources"), "{denied}");
     });
 }
 
