@@ -73,7 +73,7 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=limits::MAX_STEPS))]
     steps: u64,
     /// The fault kinds: `all`, `none`, or a list of loss, duplicate, reorder, delay,
-    /// crash-manager, crash-coordinator, torn-step.
+    /// crash-manager, crash-coordinator, torn-step, client-vanish.
     #[arg(long, default_value = "all", value_parser = |s: &str| s.parse::<Faults>())]
     faults: Faults,
     /// Switch every listed fault kind on in every seed, instead of each with probability
@@ -142,7 +142,7 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
     let Some(last) = args.seed.checked_add(args.seeds) else {
         bail!("--seed {} --seeds {}: past the last RNG seed", args.seed, args.seeds);
     };
-    let (mut steps, mut messages, mut committed, mut stuck) = (0u64, 0u64, 0u64, 0u64);
+    let (mut steps, mut messages, mut committed, mut stuck, mut vanished) = (0u64, 0u64, 0u64, 0u64, 0u64);
     let mut failed: BTreeMap<&str, u64> = BTreeMap::new();
     let (mut commits, mut aborts, mut violations) = (0u64, 0u64, 0u64);
     let mut first = None;
@@ -155,6 +155,7 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
             *failed.entry(why).or_default() += n;
         }
         stuck += report.stuck;
+        vanished += report.vanished;
         commits += report.commits;
         aborts += report.aborts;
         if let Some((step, v)) = &report.violation {
@@ -174,7 +175,7 @@ fn simulate(args: &SimulateArgs) -> Result<()> {
     let why: Vec<String> = failed.iter().map(|(why, n)| format!("{n} {why}")).collect();
     let failures = if why.is_empty() { "none".to_owned() } else { why.join(", ") };
     println!(
-        "reservations: {committed} committed; failed: {failures}; {stuck} unfinished at the drain's end"
+        "reservations: {committed} committed; failed: {failures}; {stuck} unfinished at the drain's end; {vanished} clients vanished"
     );
     println!("messages per committed reservation: {per} ({messages} messages)");
     let decided = commits + aborts;

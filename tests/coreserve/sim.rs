@@ -8,14 +8,14 @@ use resbench::coreserve::Plant;
 fn many_seeds_with_every_fault_break_no_invariant() {
     let config = SimConfig { steps: 1000, ..SimConfig::default() };
     let (mut steps, mut committed) = (0, 0);
-    for seed in 0..400 {
+    for seed in 0..300 {
         let report = run(seed, &config);
         assert_eq!(report.violation, None, "seed {seed}: {}", report.params);
         steps += report.steps;
         committed += report.committed;
     }
-    assert!(steps > 400 * 1000, "{steps} steps");
-    assert!(committed > 2000, "{committed} reservations committed");
+    assert!(steps > 300 * 1000, "{steps} steps");
+    assert!(committed > 1500, "{committed} reservations committed");
 }
 
 #[test]

@@ -35,11 +35,13 @@ pub enum Fault {
     CrashCoordinator,
     /// A node crashes between a step's durable writes and its sends.
     TornStep,
+    /// A client stops for good, leaving its holds to expire.
+    ClientVanish,
 }
 
 impl Fault {
     /// Every kind.
-    pub const ALL: [Fault; 7] = [
+    pub const ALL: [Fault; 8] = [
         Fault::Loss,
         Fault::Duplicate,
         Fault::Reorder,
@@ -47,6 +49,7 @@ impl Fault {
         Fault::CrashManager,
         Fault::CrashCoordinator,
         Fault::TornStep,
+        Fault::ClientVanish,
     ];
 
     /// Its name on the command line.
@@ -59,13 +62,14 @@ impl Fault {
             Fault::CrashManager => "crash-manager",
             Fault::CrashCoordinator => "crash-coordinator",
             Fault::TornStep => "torn-step",
+            Fault::ClientVanish => "client-vanish",
         }
     }
 }
 
 /// A set of fault kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub struct Faults(u8);
+pub struct Faults(u16);
 
 impl Faults {
     /// No faults.
@@ -75,15 +79,15 @@ impl Faults {
 
     /// Whether `f` is in the set.
     pub fn has(self, f: Fault) -> bool {
-        self.0 & (1 << f as u8) != 0
+        self.0 & (1 << f as u16) != 0
     }
 
     /// The set with `f` added (`on`) or removed.
     pub fn with(self, f: Fault, on: bool) -> Faults {
         if on {
-            Faults(self.0 | (1 << f as u8))
+            Faults(self.0 | (1 << f as u16))
         } else {
-            Faults(self.0 & !(1 << f as u8))
+            Faults(self.0 & !(1 << f as u16))
         }
     }
 
@@ -210,8 +214,10 @@ pub struct Report {
     pub committed: u64,
     /// Reservations failed, by why.
     pub failed: BTreeMap<&'static str, u64>,
-    /// Clients still busy when the drain ended.
+    /// Clients still busy when the drain ended (vanished ones aside).
     pub stuck: u64,
+    /// Clients that vanished.
+    pub vanished: u64,
     /// Commit decisions announced.
     pub commits: u64,
     /// Abort decisions announced.

@@ -56,6 +56,7 @@ struct Params {
     crash: f64,
     target: f64,
     torn: f64,
+    vanish: f64,
 }
 
 impl Params {
@@ -103,6 +104,7 @@ impl Params {
             crash: rng.random_range(0.001..0.005),
             target: 0.5,
             torn: rng.random_range(0.001..0.01),
+            vanish: rng.random_range(0.0005..0.002),
         }
     }
 
@@ -146,6 +148,7 @@ struct World {
     servers: Vec<Slot>,
     clients: Vec<Client>,
     counted: Vec<bool>,
+    gone: Vec<bool>,
     timers: Vec<BTreeMap<TimerId, u64>>,
     ghost: Ghost,
     faulty: bool,
@@ -164,7 +167,8 @@ pub fn run(seed: u64, cfg: &SimConfig) -> Report {
     let p = Params::draw(seed, cfg, &mut rng);
     let mut w = World::new(p, rng, cfg);
     let violation = w.go(cfg.steps).err();
-    let stuck = w.clients.iter().filter(|c| !c.idle()).count() as u64;
+    let stuck = w.clients.iter().zip(&w.gone).filter(|(c, gone)| !c.idle() && !**gone).count() as u64;
+    let vanished = w.gone.iter().filter(|g| **g).count() as u64;
     Report {
         seed,
         params: w.p.describe(),
@@ -176,6 +180,7 @@ pub fn run(seed: u64, cfg: &SimConfig) -> Report {
         committed: w.committed,
         failed: w.failed,
         stuck,
+        vanished,
         commits: w.ghost.commits,
         aborts: w.ghost.aborts,
         violation,
@@ -213,6 +218,7 @@ impl World {
             servers,
             clients,
             counted: vec![true; p.clients as usize],
+            gone: vec![false; p.clients as usize],
             timers: vec![BTreeMap::new(); nodes],
             ghost: Ghost::default(),
             faulty: true,
@@ -292,10 +298,18 @@ impl World {
             let at = self.now;
             self.push(at, Event::Crash(m));
         }
+        if self.faulty && self.p.faults.has(Fault::ClientVanish) && self.rng.random_bool(self.p.vanish) {
+            // Gone for good: its holds must expire on their own.
+            let c = self.rng.random_range(0..self.clients.len());
+            self.gone[c] = true;
+        }
         match ev {
             Event::Deliver(env) => {
                 let to = env.to;
                 if let Some(c) = self.client_index(to) {
+                    if self.gone[c] {
+                        return Ok(());
+                    }
                     let out = self.clients[c].handle(self.now, Input::Msg(env));
                     self.after_client(c, out)
                 } else if self.servers[to as usize].server.is_some() {
@@ -311,6 +325,7 @@ impl World {
                 }
                 self.timers[node as usize].remove(&id);
                 match self.client_index(node) {
+                    Some(c) if self.gone[c] => Ok(()),
                     Some(c) => {
                         let out = self.clients[c].handle(self.now, Input::Timer(id));
                         self.after_client(c, out)
@@ -341,7 +356,7 @@ impl World {
             }
             Event::Start(id) => {
                 let Some(c) = self.client_index(id) else { return Ok(()) };
-                if !self.starting || !self.clients[c].idle() {
+                if !self.starting || self.gone[c] || !self.clients[c].idle() {
                     return Ok(());
                 }
                 let res = self.reservation();
