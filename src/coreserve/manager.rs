@@ -608,31 +608,24 @@ impl Manager {
     /// Phase 2, commit: the prepared claims become locks, durably, in one batch.
     fn commit(&mut self, txn: TxnId, out: &mut Vec<Output>) {
         let Some((_, claims)) = self.prepared.remove(&txn) else { return };
+        let present = self.cal.now();
         let mut end = 0;
         for claim in claims {
-            if let Some(record) = self.cal.set_locked(claim, Some(txn)) {
+            let Some(record) = self.cal.set_locked(claim, Some(txn)) else { continue };
+            if record.end <= present {
+                // Decided after its window passed: there is nothing ahead to lock.
+                let r = self.cal.discard(claim);
+                self.note(r);
+            } else {
                 end = end.max(record.end);
                 self.persist_lock(record, out);
             }
         }
-        self.locked.insert(txn, end);
+        if end > present {
+            self.locked.insert(txn, end);
+        }
         out.push(Output::Persist(Record::DelPrepared(txn)));
         out.push(Output::CancelTimer(TimerId::Inquiry(txn)));
-        let present = self.cal.now();
-        // A commit decided after the window passed locks nothing that is still ahead.
-        self.locked.retain(|_, end| *end > present);
-        let gone: Vec<ClaimId> = self
-            .cal
-            .claims()
-            .iter()
-            .filter(|(_, c)| c.end <= present && c.state == ClaimState::Locked { txn: Some(txn) })
-            .map(|(id, _)| *id)
-            .collect();
-        for claim in gone {
-            let r = self.cal.discard(claim);
-            self.note(r);
-            out.push(Output::Persist(Record::DelLock(claim)));
-        }
     }
 
     /// Phase 2, abort: the prepared claims are released.
