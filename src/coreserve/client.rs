@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use structures::Time;
 
-use super::calendar::CalError;
 use super::durable::{Input, Output, TimerId};
+use super::error::CalError;
 use super::proto::{limits, ClaimId, Envelope, HoldGrant, Msg, NodeId, Part, Priority, ReqId, TxnId};
 
 /// A client's settings.

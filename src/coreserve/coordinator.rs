@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use structures::Time;
 
-use super::calendar::CalError;
 use super::durable::{DecisionRecord, Durable, Input, Output, Record, TimerId};
+use super::error::CalError;
 use super::proto::{limits, ClientId, Envelope, Msg, NodeId, Part, TxnId, Verdict};
 use super::Plant;
 

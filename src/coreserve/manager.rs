@@ -6,8 +6,10 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use structures::{Config, Kind, RangeSet, Time};
 
-use super::calendar::{Access, CalError, Calendar, Claim, ClaimState};
+use super::access::Access;
+use super::calendar::{Calendar, Claim, ClaimState};
 use super::durable::{Durable, Input, LockRecord, Output, PreparedRecord, Record, TimerId};
+use super::error::CalError;
 use super::proto::{
     limits, ClaimId, ClientId, Envelope, HoldGrant, Msg, NodeId, Priority, ReqId, TxnId, Verdict, WaitEnd,
 };

@@ -9,10 +9,12 @@
 //! The protocol decisions the paper leaves open are listed in the README's section
 //! "Co-reservation (calendar-token-reservation)".
 
+pub mod access;
 pub mod calendar;
 pub mod client;
 pub mod coordinator;
 pub mod durable;
+pub mod error;
 pub mod manager;
 pub mod node;
 pub mod polling;

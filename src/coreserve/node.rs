@@ -3,9 +3,9 @@
 
 use structures::Time;
 
-use super::calendar::CalError;
 use super::coordinator::{Coordinator, CoordinatorConfig};
 use super::durable::{Durable, Input, Output, TimerId};
+use super::error::CalError;
 use super::manager::{Manager, ManagerConfig};
 use super::proto::NodeId;
 

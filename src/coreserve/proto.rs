@@ -7,7 +7,7 @@ use std::fmt;
 
 use structures::{RangeSet, Time};
 
-use super::calendar::CalError;
+use super::error::CalError;
 
 /// A node of the system: a server (a manager with its coordinator) or a client.
 pub type NodeId = u32;

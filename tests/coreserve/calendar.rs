@@ -1,7 +1,8 @@
 //! The hold-and-lock layer (design note §6.1), on every structure, with `validate()`
 //! after every step and bad inputs leaving the state unchanged.
 
-use resbench::coreserve::calendar::{CalError, Calendar, Claim, ClaimState, SlotState};
+use resbench::coreserve::calendar::{Calendar, Claim, ClaimState, SlotState};
+use resbench::coreserve::error::CalError;
 use resbench::coreserve::proto::{ClaimId, TxnId};
 use structures::{Error, Kind, RangeSet};
 

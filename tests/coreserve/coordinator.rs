@@ -1,8 +1,8 @@
 //! The coordinator machine (design note §6.3): presumed-abort two-phase commit.
 
-use resbench::coreserve::calendar::CalError;
 use resbench::coreserve::coordinator::{Coordinator, CoordinatorConfig};
 use resbench::coreserve::durable::{DecisionRecord, Durable, Input, Output, Record, TimerId};
+use resbench::coreserve::error::CalError;
 use resbench::coreserve::proto::{ClaimId, Msg, Part, TxnId, Verdict};
 
 use super::{env, persisted, sent, A, M1, M2};

@@ -11,7 +11,7 @@ mod sim;
 
 use std::collections::BTreeSet;
 
-use resbench::coreserve::calendar::{Access, AccessRule};
+use resbench::coreserve::access::{Access, AccessRule};
 use resbench::coreserve::durable::{Output, Record};
 use resbench::coreserve::manager::ManagerConfig;
 use resbench::coreserve::proto::{ClientId, Envelope, Msg, NodeId, Priority};

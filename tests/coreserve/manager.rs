@@ -1,7 +1,8 @@
 //! The manager machine (design note §6.2): envelopes in, outputs out.
 
-use resbench::coreserve::calendar::{CalError, ClaimState};
+use resbench::coreserve::calendar::ClaimState;
 use resbench::coreserve::durable::{Durable, Input, LockRecord, Output, PreparedRecord, Record, TimerId};
+use resbench::coreserve::error::CalError;
 use resbench::coreserve::manager::Manager;
 use resbench::coreserve::proto::{ClaimId, HoldGrant, Msg, NodeId, TxnId, Verdict, WaitEnd};
 use structures::{Error, Kind, RangeSet};

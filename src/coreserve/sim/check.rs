@@ -6,8 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use structures::{RangeSet, Time};
 
-use crate::coreserve::calendar::{CalError, ClaimState};
+use crate::coreserve::calendar::ClaimState;
 use crate::coreserve::durable::{Durable, Record};
+use crate::coreserve::error::CalError;
 use crate::coreserve::node::Server;
 use crate::coreserve::proto::{ClaimId, Envelope, HoldGrant, Msg, NodeId, Part, TxnId, Verdict};
 

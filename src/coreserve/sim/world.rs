@@ -9,7 +9,7 @@ use structures::{Config, Kind, RangeSet, Time};
 
 use super::check::{Ghost, Violation};
 use super::{Fault, Faults, Report, SimConfig};
-use crate::coreserve::calendar::{Access, AccessRule};
+use crate::coreserve::access::{Access, AccessRule};
 use crate::coreserve::client::{Client, ClientConfig, Outcome, Reservation};
 use crate::coreserve::coordinator::CoordinatorConfig;
 use crate::coreserve::durable::{Input, MemStore, Output, Record, Store, TimerId};
