@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bench_file;
+pub mod coreserve;
 pub mod external;
 pub mod fuzz_campaign;
 pub mod limits;

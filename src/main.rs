@@ -1,6 +1,7 @@
 //! The `resbench` command line.
 
 mod campaign_command;
+mod coreserve_command;
 mod external_command;
 mod replay_command;
 mod rspb_command;
@@ -32,6 +33,12 @@ enum Command {
     /// Run the reservation schedulers of rspb-priorities-benefit-functions (RB, RSPB,
     /// Co-RSPB, Co-RSBF, Co-RSBFR) on the thesis's workloads and print their measures.
     Rspb(Box<rspb_command::Args>),
+    /// Co-reservation across resource managers (calendar-token-reservation): the
+    /// protocol under the deterministic simulator.
+    Coreserve {
+        #[command(subcommand)]
+        action: coreserve_command::Action,
+    },
     /// Turn run files (or benchmark files) into `index.md` and `index.html` with SVG plots.
     Report {
         /// Run files written by `replay --out`, benchmark files written by the benches
@@ -104,6 +111,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Verify(args) => external_command::run_verify(&args),
         Command::Bench(args) => external_command::run_bench(&args),
         Command::Campaign { action } => campaign_command::run(action),
+        Command::Coreserve { action } => coreserve_command::run(&action),
         Command::Report { runs, out, readme } => {
             let benchmarks = runs.iter().filter(|path| is_benchmarks(path)).count();
             let rspb = runs.iter().filter(|path| is_kind(path, is_rspb_file)).count();

@@ -330,3 +330,57 @@ fn rspb_refuses_bad_parameters_by_name() {
         assert!(!ok && err.contains(expected), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn coreserve_simulate_prints_its_counts_and_succeeds_without_violations() {
+    let (ok, out, err) =
+        resbench(&["coreserve", "simulate", "--seeds", "3", "--steps", "300", "--faults", "all"]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("coreserve: 3 seeds, ") && out.contains(" steps, 0 violations"), "{out}");
+    assert!(out.contains("messages per committed reservation: "), "{out}");
+    assert!(out.contains("abort rate "), "{out}");
+}
+
+#[test]
+fn coreserve_a_planted_bug_fails_with_its_seed_a_reproduction_and_a_shrunk_trace() {
+    let args = ["coreserve", "simulate", "--seeds", "2", "--steps", "1000", "--plant", "volatile-lock"];
+    let (ok, out, err) = resbench(&args);
+    assert!(!ok, "{out}");
+    assert!(out.contains("seed 0: ") && out.contains(" violated at step "), "{out}");
+    assert!(out.contains("reproduce: resbench coreserve simulate --seed "), "{out}");
+    assert!(out.contains("trace ("), "{out}");
+    assert!(err.contains("invariant violations in 2 seeds"), "{err}");
+}
+
+#[test]
+fn coreserve_out_of_range_arguments_are_refused_with_clear_errors() {
+    let cases: [(&[&str], &str); 5] = [
+        (&["--seeds", "0"], "--seeds"),
+        (&["--steps", "0"], "--steps"),
+        (&["--managers", "0..5"], "1 <= LO <= HI <= 64"),
+        (&["--clients", "9..3"], "1 <= LO <= HI <= 10000"),
+        (&["--faults", "loss,fire"], "unknown fault \"fire\""),
+    ];
+    for (args, expected) in cases {
+        let (ok, _, err) = resbench(&[&["coreserve", "simulate"], args].concat());
+        assert!(!ok && err.contains(expected), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn coreserve_polling_prints_the_cost_table_and_refuses_bad_parameters() {
+    let dir = std::env::temp_dir().join(format!("resbench-cli-polling-{}", std::process::id()));
+    let args = ["coreserve", "polling", "--trials", "50", "--horizon", "128", "--out", dir.to_str().unwrap()];
+    let (ok, out, err) = resbench(&args);
+    assert!(ok, "{err}");
+    let page = std::fs::read_to_string(dir.join("index.md")).unwrap();
+    assert!(page.contains("By the formula the best p is 5, inside [n, 2n] = [3, 6]."), "{page}");
+    assert!(std::fs::read_to_string(dir.join("fig5-cost.svg")).unwrap().starts_with("<svg"));
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(out.contains("best p: formula 5 (in [n, 2n] = [3, 6]: yes)"), "{out}");
+    assert!(out.contains("best p in [n, 2n] in 300 of 540 cells"), "{out}");
+    let (ok, _, err) = resbench(&["coreserve", "polling", "--q", "1"]);
+    assert!(!ok && err.contains("q 1 must be in [0, 1)"), "{err}");
+    let (ok, _, err) = resbench(&["coreserve", "polling", "--k", "2000"]);
+    assert!(!ok && err.contains("need 1 <= n <= k <= 1024"), "{err}");
+}

@@ -5,6 +5,7 @@
 
 pub mod bench;
 mod coalloc;
+pub mod coreserve;
 mod doc;
 mod plots;
 mod policies;
