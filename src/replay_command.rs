@@ -256,6 +256,9 @@ pub fn run(args: &Args) -> Result<()> {
             }
             _ => {}
         }
+        if kind.spec().scans_window_slots {
+            println!("{}", window_work(kind, &load, config.slot));
+        }
         let bar = ProgressBar::new(load.requests.len() as u64).with_style(
             ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} jobs {per_sec} eta {eta}")?
                 .progress_chars("=> "),
@@ -304,6 +307,18 @@ pub fn run(args: &Args) -> Result<()> {
 }
 
 /// Shows a replay's arrivals on a progress bar (the library knows no UI types).
+/// What a structure that scans its windows' slots is in for, said before it starts:
+/// the slots the workload's windows hold, a lower bound on its visits, since each
+/// `earliest` may scan one window per candidate start.
+fn window_work(kind: Kind, load: &Workload, slot: u64) -> String {
+    let windows = load.requests.iter().map(|r| r.duration.div_ceil(slot));
+    let (total, longest) = windows.fold((0u128, 0u64), |(t, l), w| (t + u128::from(w), l.max(w)));
+    format!(
+        "{kind}: scans every slot of each window; the {} windows hold {total} slots at --slot {slot} (the longest {longest}), so expect at least {total} slot visits, and up to one window's more per candidate start each earliest tries (a wider --slot divides them)",
+        load.requests.len()
+    )
+}
+
 struct Progress<'a>(&'a ProgressBar);
 
 impl Observer for Progress<'_> {

@@ -97,6 +97,17 @@ fn replay_of_the_bundled_trace_prints_the_table() {
 }
 
 #[test]
+fn a_structure_that_scans_window_slots_says_up_front_what_it_is_in_for() {
+    let (ok, out, err) = resbench(&["replay", "--structure", "slotted", "--limit", "20", "--slot", "60"]);
+    assert!(ok, "{err}");
+    let said = out.find("slotted: scans every slot of each window; the 20 windows hold ");
+    let table = out.find("struct ");
+    assert!(said.is_some_and(|s| table.is_some_and(|t| s < t)), "{out}");
+    let (_, out, _) = resbench(&["replay", "--structure", "rbtree", "--limit", "20", "--slot", "60"]);
+    assert!(!out.contains("scans every slot"), "{out}");
+}
+
+#[test]
 fn a_structure_that_cannot_take_the_configuration_is_skipped_saying_why() {
     let (ok, out, err) = resbench(&["replay", "--limit", "50", "--horizon", "2000000"]);
     assert!(ok, "{err}");

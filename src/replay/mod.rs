@@ -179,15 +179,21 @@ pub enum ReplayError {
     #[error("{0}")]
     Divergence(Box<Divergence>),
     /// An op the scheduler built was refused (a bug in the scheduler or the trace).
-    #[error("job {id}: {op:?} was refused: {error}")]
-    Refused {
-        /// The job.
-        id: i64,
-        /// The op.
-        op: Op,
-        /// The error.
-        error: Error,
-    },
+    #[error("{0}")]
+    Refused(Box<Refusal>),
+}
+
+/// An op a replay's scheduler built that its structure refused: boxed in
+/// [`ReplayError`], since the op and the error each hold an id set inline.
+#[derive(Debug, thiserror::Error)]
+#[error("job {id}: {op:?} was refused: {error}")]
+pub struct Refusal {
+    /// The job.
+    pub id: i64,
+    /// The op.
+    pub op: Op,
+    /// The error.
+    pub error: Error,
 }
 
 /// A structure alone, or beside the oracle through the differential driver.
@@ -216,7 +222,7 @@ impl Runner {
             Runner::Verified(run) => run.step(op.clone()).map_err(ReplayError::Divergence)?,
         };
         match outcome {
-            Outcome::Failed(error) => Err(ReplayError::Refused { id, op, error }),
+            Outcome::Failed(error) => Err(ReplayError::Refused(Box::new(Refusal { id, op, error }))),
             outcome => Ok(outcome),
         }
     }

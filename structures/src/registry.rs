@@ -137,6 +137,10 @@ pub struct Spec {
     pub theory: Theory,
     /// The benchmarks' cap, if any.
     pub cap: Option<Cap>,
+    /// Whether every call visits each slot of its window (and `earliest` each window of
+    /// its candidates), so that a replay's work grows with the slots per window rather
+    /// than with the profile; the replay estimates that work up front.
+    pub scans_window_slots: bool,
     /// The paper it comes from.
     pub source: Source,
 }
@@ -183,6 +187,7 @@ impl Kind {
                 cost_reading: PROFILE_READING,
                 theory: Theory::uniform("O(log n)", 0.0),
                 cap: None,
+                scans_window_slots: false,
                 source: PROFILE_SOURCE,
             },
             Kind::SortedList => Spec {
@@ -195,6 +200,7 @@ impl Kind {
                 cost_reading: PROFILE_READING,
                 theory: Theory::uniform("O(n): walks from the head; updates shift a vector", 1.0),
                 cap: Some(Cap { entries: 100_000, why: "O(n²) to load" }),
+                scans_window_slots: false,
                 source: PROFILE_SOURCE,
             },
             Kind::BTree => Spec {
@@ -210,6 +216,7 @@ impl Kind {
                     ..Theory::uniform("O(log n)", 0.0)
                 },
                 cap: None,
+                scans_window_slots: false,
                 source: PROFILE_SOURCE,
             },
             Kind::SlottedArray => Spec {
@@ -222,6 +229,7 @@ impl Kind {
                 cost_reading: "Its unit is slots and its worst case every slot of the window (check) or of every candidate window (earliest): a check that admits visits every slot of its window, so admitted checks sit at 100 %.",
                 theory: Theory::uniform("O(window slots): direct indexing", 0.0),
                 cap: Some(Cap { entries: 20_000, why: "too slow to load" }),
+                scans_window_slots: true,
                 source: Source { paper: "fcfs-eds-slotted-array", section: Some("3") },
             },
             Kind::SegmentTree => Spec {
@@ -234,6 +242,7 @@ impl Kind {
                 cost_reading: "Its unit is tree nodes and its worst case 4 nodes a level per range query (6 + 4 per candidate for earliest): a range query touches a fixed share of that bound, so its ratios sit in a narrow band.",
                 theory: Theory::uniform("O(log n)", 0.0),
                 cap: None,
+                scans_window_slots: false,
                 source: Source { paper: "Burchard (2005) and Brodnik & Nilsson, on slot trees", section: None },
             },
             Kind::CalendarQueue => Spec {
@@ -246,6 +255,7 @@ impl Kind {
                 cost_reading: "Its unit is buckets plus change points and its worst case every point held plus two bucket visits per day walked: a loose bound, so low ratios say less than the profiles'.",
                 theory: Theory::uniform("O(1) expected", 0.0),
                 cap: None,
+                scans_window_slots: false,
                 source: Source { paper: "Brown (1988), calendar queues; Sulistio et al. (2009), GarQ", section: None },
             },
             Kind::IdleTrees => Spec {
@@ -264,6 +274,7 @@ impl Kind {
                     ..Theory::uniform("O(window runs)", 0.0)
                 },
                 cap: Some(Cap { entries: 20_000, why: "too slow to load" }),
+                scans_window_slots: false,
                 source: Source { paper: "coallocation-2d-trees", section: Some("4.1") },
             },
             Kind::SkipList => Spec {
@@ -276,6 +287,7 @@ impl Kind {
                 cost_reading: "Its unit is skip-list nodes and markers examined and its worst case every node twice plus every marker and every reservation, per candidate tried: a loose bound, so low ratios say less than the profiles'.",
                 theory: Theory::uniform("O(log n) expected, plus the reservations met", 0.0),
                 cap: None,
+                scans_window_slots: false,
                 source: Source { paper: "rspb-priorities-benefit-functions", section: Some("3.4") },
             },
             Kind::AugTree => Spec {
@@ -294,6 +306,7 @@ impl Kind {
                     ..Theory::uniform("O(log n)", 0.0)
                 },
                 cap: None,
+                scans_window_slots: false,
                 source: Source { paper: "rbtree-availability-profile, section III, with CLRS 14.2's augmentation", section: None },
             },
         }

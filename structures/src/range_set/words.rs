@@ -3,6 +3,8 @@
 //! word operations whatever its fragmentation. Operations stop at the last word in use,
 //! so a small machine pays for its own words only.
 
+use std::hash::{Hash, Hasher};
+
 use super::runs::Run;
 
 /// Words of 64 ids each.
@@ -14,11 +16,25 @@ const WORDS: usize = 18;
 pub const BITS: u32 = 64 * WORDS as u32;
 
 /// The ids `0..BITS` as bits. Words from `len` on are zero and `len` is one past the
-/// last non-zero word, so the derived equality is set equality.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+/// last non-zero word, so comparing the words in use is set equality.
+#[derive(Clone, Copy)]
 pub struct Words {
     len: usize,
     bits: [u64; WORDS],
+}
+
+impl PartialEq for Words {
+    fn eq(&self, other: &Self) -> bool {
+        self.used() == other.used()
+    }
+}
+
+impl Eq for Words {}
+
+impl Hash for Words {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.used().hash(state);
+    }
 }
 
 impl Words {
