@@ -20,6 +20,8 @@ use structures::Kind;
 const MAX_ID: u32 = (1 << 20) - 1;
 /// The most `--managers`, `--clients` values one `load` sweeps.
 const MAX_SWEEP: usize = 8;
+/// The most runs one `load` makes.
+const MAX_RUNS: usize = 64;
 
 /// The arguments of `resbench coreserve serve`.
 #[derive(clap::Args)]
@@ -71,12 +73,13 @@ pub struct LoadArgs {
     /// Seconds of load per run (1 to 600).
     #[arg(long, default_value_t = 5)]
     seconds: u64,
-    /// Hot start times the clients draw from (fewer: more contention).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_HOT)))]
-    hot: u32,
-    /// Resources per manager.
-    #[arg(long, default_value_t = 16)]
-    capacity: u32,
+    /// Hot start times the clients draw from, one run per value (fewer: more
+    /// contention; each 1 to 32).
+    #[arg(long, value_delimiter = ',', default_value = "4")]
+    hot: Vec<u32>,
+    /// Resources per manager, one run per value (fewer: more contention).
+    #[arg(long, value_delimiter = ',', default_value = "16")]
+    capacity: Vec<u32>,
     /// The calendars' structure.
     #[arg(long, default_value = Kind::REFERENCE.name(), value_parser = |s: &str| s.parse::<Kind>())]
     structure: Kind,
@@ -86,6 +89,9 @@ pub struct LoadArgs {
     /// Write `load.json` and the load report (`load.md`, `load.html`) here.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Only render the report again from `OUT/load.json`, running nothing.
+    #[arg(long, requires = "out")]
+    rerender: bool,
 }
 
 /// `START..END[+SLACK]` in ms, with START < END and everything within the horizon.
@@ -166,8 +172,18 @@ pub fn run_reserve(args: &ReserveArgs) -> Result<()> {
 /// # Errors
 /// Bad arguments, managers that do not start, or a report that cannot be written.
 pub fn run_load(args: &LoadArgs) -> Result<()> {
-    if args.managers.len() > MAX_SWEEP || args.clients.len() > MAX_SWEEP {
-        bail!("at most {MAX_SWEEP} values each of --managers and --clients");
+    if let (true, Some(out)) = (args.rerender, &args.out) {
+        let file = load::read(out)?;
+        let page = report::coreserve::render_load(out, &file.runs, &file.command)?;
+        println!("report: {}", page.display());
+        return Ok(());
+    }
+    let lists = [args.managers.len(), args.clients.len(), args.hot.len(), args.capacity.len()];
+    if lists.iter().any(|&n| n > MAX_SWEEP) {
+        bail!("at most {MAX_SWEEP} values each of --managers, --clients, --hot and --capacity");
+    }
+    if args.hot.iter().any(|&h| h == 0 || h > MAX_HOT) {
+        bail!("--hot must be in 1..={MAX_HOT}");
     }
     if args.seconds == 0
         || args.seconds > MAX_SECONDS
@@ -177,35 +193,46 @@ pub fn run_load(args: &LoadArgs) -> Result<()> {
     }
     let dir = std::env::temp_dir().join(format!("resbench-load-{}", std::process::id()));
     let mut runs = Vec::new();
-    for &managers in &args.managers {
-        for &clients in &args.clients {
-            let opts = LoadOptions {
-                exe: std::env::current_exe()?,
-                dir: dir.clone(),
-                managers,
-                clients,
-                seconds: args.seconds,
-                hot: args.hot,
-                capacity: args.capacity,
-                kind: args.structure,
-                seed: args.seed,
-            };
-            let r = load::run(&opts)?;
-            println!(
-                "managers {managers}, clients {clients}: {:.1} commits/s, {:.1} messages/commit, abort rate {:.3}, p50 {} ms, p99 {} ms, {} committed of {}, {} violations",
-                r.commits_per_s, r.messages_per_commit, r.abort_rate, r.p50_ms, r.p99_ms, r.committed, r.reservations, r.violations
-            );
-            runs.push(r);
+    let mut grid = Vec::new();
+    for &m in &args.managers {
+        for &cap in &args.capacity {
+            for &c in &args.clients {
+                grid.extend(args.hot.iter().map(|&h| (m, cap, c, h)));
+            }
         }
     }
+    if grid.len() > MAX_RUNS {
+        bail!("{} runs asked; at most {MAX_RUNS}", grid.len());
+    }
+    for (managers, capacity, clients, hot) in grid {
+        let opts = LoadOptions {
+            exe: std::env::current_exe()?,
+            dir: dir.clone(),
+            managers,
+            clients,
+            seconds: args.seconds,
+            hot,
+            capacity,
+            kind: args.structure,
+            seed: args.seed,
+        };
+        let r = load::run(&opts)?;
+        println!(
+            "managers {managers}, capacity {capacity}, clients {clients}, hot {hot}: {:.1} commits/s, {:.1} messages/commit, abort rate {:.3}, p50 {} ms, p99 {} ms, {} committed of {}, {} violations",
+            r.commits_per_s, r.messages_per_commit, r.abort_rate, r.p50_ms, r.p99_ms, r.committed, r.reservations, r.violations
+        );
+        runs.push(r);
+    }
     let _ = std::fs::remove_dir_all(&dir);
+    let violations: u64 = runs.iter().map(|r| r.violations).sum();
     if let Some(out) = &args.out {
-        load::save(out, &runs)?;
-        let page = report::coreserve::render_load(out, &runs, &command_line())?;
+        let file = load::LoadFile { command: command_line(), runs };
+        load::save(out, &file)?;
+        let page = report::coreserve::render_load(out, &file.runs, &file.command)?;
         println!("report: {}", page.display());
     }
-    if runs.iter().any(|r| r.violations > 0) {
-        bail!("the clients saw invariant violations");
+    if violations > 0 {
+        bail!("the clients saw {violations} invariant violations");
     }
     Ok(())
 }

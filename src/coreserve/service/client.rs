@@ -138,7 +138,7 @@ impl Pool {
         if i >= self.count {
             return None;
         }
-        let node = self.first + i;
+        let node = self.first.saturating_add(i);
         let (tx, rx) = channel();
         let begun = self.running.call(move |h| {
             let now = h.clock();

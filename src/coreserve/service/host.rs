@@ -20,7 +20,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use structures::Time;
 
-use super::limits::MAX_BODY;
+use super::limits::{MAX_BODY, MAX_BOOK};
 use super::now_ms;
 use super::wire::{decode, ErrorBody, Post};
 use crate::coreserve::durable::{Input, Output, StoreError, TimerId};
@@ -203,6 +203,9 @@ impl<M: Machine> Host<M> {
             self.book.insert(*id, addr.clone());
         }
         self.machine.learn(&post.peers).map_err(unavailable)?;
+        if self.book.len() >= MAX_BOOK {
+            self.book = self.peers.iter().cloned().collect();
+        }
         self.book.insert(env.from, post.reply_to);
         self.counts.received += 1;
         self.deliver(env.to, Input::Msg(env)).map_err(unavailable)

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use anyhow::bail;
+use anyhow::{bail, Context};
 use rand::rngs::StdRng;
 use rand::seq::index::sample;
 use rand::{Rng, SeedableRng};
@@ -104,6 +104,8 @@ pub struct LoadRun {
     pub max_ms: u64,
     /// Invariant violations the clients' ghost saw.
     pub violations: u64,
+    /// How `resbench` was compiled: `release` or `debug`.
+    pub build: String,
 }
 
 /// The `q`-quantile of sorted `v` (nearest rank); 0 when empty.
@@ -238,6 +240,7 @@ pub fn run(o: &LoadOptions) -> anyhow::Result<LoadRun> {
         p99_ms: quantile(&lat, 0.99),
         max_ms: lat.last().copied().unwrap_or(0),
         violations,
+        build: if cfg!(debug_assertions) { "debug" } else { "release" }.to_owned(),
     })
 }
 
@@ -249,13 +252,32 @@ pub fn client_base(salt: u64) -> NodeId {
     rng.random_range(1 << 20..u32::MAX - MAX_CLIENTS)
 }
 
-/// Writes `runs` as `load.json` into `out`.
+/// What `load.json` holds: the command that made it and its runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadFile {
+    /// The command line.
+    pub command: String,
+    /// The runs.
+    pub runs: Vec<LoadRun>,
+}
+
+/// Writes `file` as `load.json` into `out`.
 ///
 /// # Errors
 /// When the file cannot be written.
-pub fn save(out: &Path, runs: &[LoadRun]) -> anyhow::Result<PathBuf> {
+pub fn save(out: &Path, file: &LoadFile) -> anyhow::Result<PathBuf> {
     std::fs::create_dir_all(out)?;
     let path = out.join("load.json");
-    std::fs::write(&path, serde_json::to_string_pretty(runs)?)?;
+    std::fs::write(&path, serde_json::to_string_pretty(file)?)?;
     Ok(path)
+}
+
+/// Reads `load.json` from `out`.
+///
+/// # Errors
+/// When it cannot be read or parsed.
+pub fn read(out: &Path) -> anyhow::Result<LoadFile> {
+    let path = out.join("load.json");
+    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{}: not a load file", path.display()))
 }

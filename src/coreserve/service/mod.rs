@@ -40,6 +40,8 @@ pub mod limits {
     pub const MAX_SECONDS: u64 = 600;
     /// The longest address a message may carry.
     pub const MAX_ADDR: usize = 64;
+    /// The most addresses a node remembers (past it, it forgets all but the managers').
+    pub const MAX_BOOK: usize = 65_536;
 }
 
 /// The wall clock in milliseconds since the Unix epoch (0 if the clock is before it).
