@@ -22,6 +22,10 @@ use structures::Kind;
 
 const MANAGERS: u32 = 5;
 const CLIENTS: u32 = 8;
+/// Resources per manager.
+const CAPACITY: u32 = 32;
+/// Hot start times the clients draw from.
+const HOT: u32 = 8;
 /// New reservations start until this long after the first.
 const LOAD: Duration = Duration::from_millis(3500);
 /// A client gives a reservation up after this many ms.
@@ -63,7 +67,7 @@ fn five_managers_keep_the_invariants_across_kill_9() {
     let structure = Kind::REFERENCE.name();
     let mut procs: Vec<ManagerProcess> = (0..MANAGERS)
         .map(|id| {
-            ManagerProcess::spawn(exe, id, &dir.join(format!("m{id}.redb")), structure, 8)
+            ManagerProcess::spawn(exe, id, &dir.join(format!("m{id}.redb")), structure, CAPACITY)
                 .expect("a manager starts")
         })
         .collect();
@@ -88,7 +92,7 @@ fn five_managers_keep_the_invariants_across_kill_9() {
                 let mut rng = StdRng::seed_from_u64(u64::from(i));
                 while Instant::now() < stop_at {
                     let parts = 2 + (i as usize % 2);
-                    let res = draw(&mut rng, managers, parts, 4);
+                    let res = draw(&mut rng, managers, parts, HOT);
                     let Some(d) = pool.reserve(i, res, Duration::from_millis(GIVE_UP + 3000)) else { break };
                     dones.lock().expect("outcomes").push(d);
                 }
@@ -145,8 +149,14 @@ fn five_managers_keep_the_invariants_across_kill_9() {
     drop(procs);
     assert!(left_behind(&dir).is_empty(), "processes left behind: {:?}", left_behind(&dir));
     let _ = std::fs::remove_dir_all(&dir);
+    let mut failed = std::collections::BTreeMap::new();
+    for d in &dones {
+        if let Outcome::Failed(f) = &d.outcome {
+            *failed.entry(f.name()).or_insert(0) += 1;
+        }
+    }
     println!(
-        "kill test: {} reservations, {committed} committed, {:.1} s",
+        "kill test: {} reservations, {committed} committed, failed {failed:?}, {attempts} commit attempts, {:.1} s",
         dones.len(),
         began.elapsed().as_secs_f64()
     );
