@@ -261,13 +261,16 @@ pub struct LoadFile {
     pub runs: Vec<LoadRun>,
 }
 
+/// The name of the load figures' results file in a report folder.
+pub const LOAD_FILE: &str = "load.json";
+
 /// Writes `file` as `load.json` into `out`.
 ///
 /// # Errors
 /// When the file cannot be written.
 pub fn save(out: &Path, file: &LoadFile) -> anyhow::Result<PathBuf> {
     std::fs::create_dir_all(out)?;
-    let path = out.join("load.json");
+    let path = out.join(LOAD_FILE);
     std::fs::write(&path, serde_json::to_string_pretty(file)?)?;
     Ok(path)
 }
@@ -277,7 +280,7 @@ pub fn save(out: &Path, file: &LoadFile) -> anyhow::Result<PathBuf> {
 /// # Errors
 /// When it cannot be read or parsed.
 pub fn read(out: &Path) -> anyhow::Result<LoadFile> {
-    let path = out.join("load.json");
+    let path = out.join(LOAD_FILE);
     let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
     serde_json::from_str(&text).with_context(|| format!("{}: not a load file", path.display()))
 }

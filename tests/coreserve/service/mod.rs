@@ -1,6 +1,7 @@
 //! Tests of `src/coreserve/service/`: the redb store, and manager processes on loopback
 //! killed with SIGKILL and restarted mid-run.
 
+mod load;
 mod server;
 mod store;
 
