@@ -10,8 +10,9 @@ use anyhow::{bail, Context};
 use serde::de::DeserializeOwned;
 use structures::Time;
 
-use super::host::{self, Machine, Running};
+use super::host::Machine;
 use super::limits::MAX_MANAGERS;
+use super::runtime::{self, Running};
 use super::wire::{Snapshot, Status};
 use crate::coreserve::client::{Client, ClientConfig, Outcome, Reservation};
 use crate::coreserve::durable::{Input, Output, StoreError};
@@ -128,7 +129,7 @@ impl Pool {
             })
             .collect();
         let host = ClientHost { slots, seen: Seen::default() };
-        let running = host::start(move || Ok((host, Vec::new())), 0, managers.to_vec())?;
+        let running = runtime::start(move || Ok((host, Vec::new())), 0, managers.to_vec())?;
         Ok(Self { running, first, count })
     }
 

@@ -7,7 +7,9 @@
 pub mod child;
 pub mod client;
 pub mod host;
+mod http;
 pub mod load;
+pub mod runtime;
 pub mod server;
 pub mod store;
 pub mod wire;

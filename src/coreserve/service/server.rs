@@ -9,7 +9,8 @@ use std::sync::atomic::Ordering;
 
 use structures::{Kind, Time};
 
-use super::host::{self, Counts, Machine};
+use super::host::{Counts, Machine};
+use super::runtime;
 use super::store::RedbStore;
 use super::wire::{Snapshot, Status};
 use super::{manager_config, now_ms, COORDINATOR};
@@ -110,7 +111,7 @@ pub struct ServeOptions {
 pub fn serve(opts: &ServeOptions, announce: impl FnOnce(SocketAddr)) -> anyhow::Result<()> {
     let peers = RedbStore::open(&opts.db)?.peers().to_vec();
     let (o, id) = (opts.clone(), opts.id);
-    let running = host::start(
+    let running = runtime::start(
         move || {
             let (node, out) = ServerNode::open(&o, now_ms())?;
             Ok((node, vec![(o.id, out)]))
