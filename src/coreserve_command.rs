@@ -23,6 +23,15 @@ pub enum Action {
     /// The polling model of Fig 5: the cost of polling p of k homogeneous resources to get
     /// n, by formula and measured on real calendars, and where the best p lies.
     Polling(Box<PollingArgs>),
+    /// Run a manager (with its coordinator) as an HTTP/JSON service on loopback, its
+    /// state in a redb file.
+    Serve(Box<crate::coreserve_service_command::ServeArgs>),
+    /// Make one co-reservation across running managers (the client and its agent run
+    /// here).
+    Reserve(Box<crate::coreserve_service_command::ReserveArgs>),
+    /// Start managers on loopback and measure commits per second, messages per
+    /// reservation, the abort rate and latency under load.
+    Load(Box<crate::coreserve_service_command::LoadArgs>),
 }
 
 /// The arguments of `resbench coreserve polling`.
@@ -119,6 +128,9 @@ pub fn run(action: &Action) -> Result<()> {
     match action {
         Action::Simulate(args) => simulate(args),
         Action::Polling(args) => poll(args),
+        Action::Serve(args) => crate::coreserve_service_command::run_serve(args),
+        Action::Reserve(args) => crate::coreserve_service_command::run_reserve(args),
+        Action::Load(args) => crate::coreserve_service_command::run_load(args),
     }
 }
 

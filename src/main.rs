@@ -2,6 +2,7 @@
 
 mod campaign_command;
 mod coreserve_command;
+mod coreserve_service_command;
 mod external_command;
 mod replay_command;
 mod rspb_command;

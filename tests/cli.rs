@@ -379,6 +379,27 @@ fn coreserve_out_of_range_arguments_are_refused_with_clear_errors() {
 }
 
 #[test]
+fn coreserve_service_commands_refuse_out_of_range_arguments() {
+    let many = vec!["127.0.0.1:1"; 65].join(",");
+    let cases: [(&[&str], &str); 10] = [
+        (&["serve", "--db", "x.redb", "--capacity", "0"], "--capacity"),
+        (&["serve", "--db", "x.redb", "--structure", "nope"], "nope"),
+        (&["reserve", "--managers", "127.0.0.1:1", "--window", "500..100"], "START < END"),
+        (&["reserve", "--managers", "127.0.0.1:1", "--window", "0..99999"], "the horizon"),
+        (&["reserve", "--window", "0..100", "--managers", &many], "at most 64 managers"),
+        (&["load", "--managers", "1"], "managers must be in 2..=64"),
+        (&["load", "--clients", "0"], "--clients in 1..=256"),
+        (&["load", "--hot", "33"], "--hot must be in 1..=32"),
+        (&["load", "--seconds", "601"], "--seconds must be in 1..=600"),
+        (&["load", "--capacity", "1"], "capacity must be in 2..=1024"),
+    ];
+    for (args, expected) in cases {
+        let (ok, _, err) = resbench(&[&["coreserve"], args].concat());
+        assert!(!ok && err.contains(expected), "{args:?}: {err}");
+    }
+}
+
+#[test]
 fn coreserve_polling_prints_the_cost_table_and_refuses_bad_parameters() {
     let dir = std::env::temp_dir().join(format!("resbench-cli-polling-{}", std::process::id()));
     let args = ["coreserve", "polling", "--trials", "50", "--horizon", "128", "--out", dir.to_str().unwrap()];

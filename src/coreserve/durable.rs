@@ -7,6 +7,8 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
 use structures::{RangeSet, Time};
 
 use super::proto::{ClaimId, ClientId, Envelope, NodeId, Part, Priority, TxnId};
@@ -60,7 +62,8 @@ pub enum Output {
 }
 
 /// A lock as stored: it survives crashes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LockRecord {
     /// The claim locked.
     pub claim: ClaimId,
@@ -77,7 +80,8 @@ pub struct LockRecord {
 }
 
 /// A participant's durable Yes vote: its claims stay held until the decision.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PreparedRecord {
     /// The attempt.
     pub txn: TxnId,
@@ -94,7 +98,8 @@ pub struct PreparedRecord {
 }
 
 /// A coordinator's decision.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DecisionRecord {
     /// The attempt.
     pub txn: TxnId,
@@ -140,11 +145,20 @@ pub struct Durable {
     pub decisions: BTreeMap<TxnId, (DecisionRecord, bool)>,
 }
 
-/// Durable storage for one server node. An embedded database implements it in a later
-/// issue; [`MemStore`] is the in-memory one the simulator uses.
+/// Why a store could not apply a batch (the batch is then not applied).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("store: {0}")]
+pub struct StoreError(pub String);
+
+/// Durable storage for one server node: [`MemStore`] is the in-memory one the simulator
+/// uses, [`RedbStore`](super::service::store::RedbStore) the embedded database the
+/// services use.
 pub trait Store {
     /// Applies one step's records as one atomic batch.
-    fn apply(&mut self, batch: &[Record]);
+    ///
+    /// # Errors
+    /// When the batch could not be made durable; the store is then unchanged.
+    fn apply(&mut self, batch: &[Record]) -> Result<(), StoreError>;
     /// What survives a crash.
     fn load(&self) -> &Durable;
 }
@@ -157,8 +171,20 @@ pub struct MemStore {
 }
 
 impl Store for MemStore {
-    fn apply(&mut self, batch: &[Record]) {
-        let s = &mut self.state;
+    fn apply(&mut self, batch: &[Record]) -> Result<(), StoreError> {
+        self.state.apply(batch);
+        Ok(())
+    }
+
+    fn load(&self) -> &Durable {
+        &self.state
+    }
+}
+
+impl Durable {
+    /// Applies `batch` to this state in memory.
+    pub fn apply(&mut self, batch: &[Record]) {
+        let s = self;
         for record in batch {
             match record {
                 Record::Epoch(e) => s.epoch = *e,
@@ -184,9 +210,5 @@ impl Store for MemStore {
                 }
             }
         }
-    }
-
-    fn load(&self) -> &Durable {
-        &self.state
     }
 }

@@ -7,7 +7,7 @@ use super::proto::{ClaimId, ClientId, TxnId};
 
 /// Why the calendar (or the protocol around it) refused a request. Each names what was
 /// asked and where.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum CalError {
     /// A slot outside the calendar: a window before now or past the horizon, an empty
     /// window or set, an id at or above the capacity, or a bad count.

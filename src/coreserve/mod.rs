@@ -19,6 +19,7 @@ pub mod manager;
 pub mod node;
 pub mod polling;
 pub mod proto;
+pub mod service;
 pub mod sim;
 
 use std::fmt;

@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
+
 use structures::{RangeSet, Time};
 
 use super::error::CalError;
@@ -22,7 +24,7 @@ pub type ReqId = u64;
 /// A reservation's priority: the client's Lamport timestamp when the reservation began,
 /// then the client; smaller is higher (older first), so a retrying reservation only
 /// gets older and cannot starve (design note D7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Priority {
     /// The client's clock when the reservation started.
     pub ts: u64,
@@ -32,7 +34,7 @@ pub struct Priority {
 
 /// A claim on a manager's calendar: the manager's incarnation and a counter, so that a
 /// claim issued before a crash never matches one issued after it (D17).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct ClaimId {
     /// The manager's epoch when it issued the claim.
     pub epoch: u32,
@@ -48,7 +50,7 @@ impl fmt::Display for ClaimId {
 }
 
 /// One commit attempt of a client: fresh per attempt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct TxnId {
     /// The client asking to commit.
     pub client: ClientId,
@@ -64,7 +66,8 @@ impl fmt::Display for TxnId {
 }
 
 /// A hold a manager granted: the claim, its ids and window, and the instant it lapses.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct HoldGrant {
     /// The claim to name in `Lock`, `Release` and `Prepare`.
     pub claim: ClaimId,
@@ -79,7 +82,8 @@ pub struct HoldGrant {
 }
 
 /// One manager's share of a co-reservation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Part {
     /// The manager.
     pub manager: NodeId,
@@ -90,7 +94,7 @@ pub struct Part {
 }
 
 /// How a wait ended without a grant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum WaitEnd {
     /// Its `until` passed.
     Expired,
@@ -99,7 +103,7 @@ pub enum WaitEnd {
 }
 
 /// A coordinator's answer about a transaction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Verdict {
     /// Lock the prepared holds.
     Commit,
@@ -110,7 +114,8 @@ pub enum Verdict {
 }
 
 /// A message (the envelope carries sender and receiver).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum Msg {
     /// The agent (§4 step 1): hold up to `max_holds` windows of `n` ids for `duration`
     /// starting in `[from, to - duration]`, and report which starts are dead (fewer than
@@ -361,7 +366,8 @@ impl Msg {
 }
 
 /// A message in transit.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Envelope {
     /// The sender.
     pub from: NodeId,

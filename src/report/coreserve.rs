@@ -10,6 +10,8 @@ use anyhow::{Context, Result};
 use super::doc::{self, Block};
 use super::plots::{self, Series};
 use crate::coreserve::polling::{self, Cell, Row, Trials};
+use crate::coreserve::service;
+use crate::coreserve::service::load::{self, LoadRun};
 
 /// The unavailabilities the plot draws the formula for, beside the one asked.
 const PLOT_Q: [f64; 3] = [0.2, 0.4, 0.6];
@@ -111,6 +113,83 @@ pub fn render_polling(
             100.0 * inside as f64 / cells.len() as f64
         )),
         Block::Table(grid_header, grid_rows),
+        Block::Para("The services' load figures (`resbench coreserve load`) are on the page `load.md` (`load.html`) next to this one.".into()),
     ];
     doc::write_pages(out, "calendar-token-reservation: Fig 5", &blocks)
+}
+
+/// Renders the load figures (`load.md`, `load.html`) from `runs`, as `load.json` holds
+/// them.
+///
+/// # Errors
+/// When a file cannot be written.
+pub fn render_load(out: &Path, runs: &[LoadRun], command: &str) -> Result<PathBuf> {
+    fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let rows = runs
+        .iter()
+        .map(|r| {
+            let failed: Vec<String> = r.failed.iter().map(|(why, n)| format!("{n} {why}")).collect();
+            vec![
+                r.managers.to_string(),
+                r.capacity.to_string(),
+                r.clients.to_string(),
+                r.hot.to_string(),
+                format!("{:.2}", r.rho),
+                format!("{:.1}", r.commits_per_s),
+                format!("{:.1}", r.messages_per_commit),
+                format!("{:.1}", r.messages as f64 / r.reservations.max(1) as f64),
+                format!("{:.3} ({} of {})", r.abort_rate, r.aborted, r.attempts),
+                format!("{} of {}", r.committed, r.reservations),
+                if failed.is_empty() { "-".to_owned() } else { failed.join(", ") },
+                r.p50_ms.to_string(),
+                r.p99_ms.to_string(),
+                r.max_ms.to_string(),
+                r.violations.to_string(),
+            ]
+        })
+        .collect();
+    let facts = runs.first().map_or(String::new(), |r| {
+        format!(
+            "Each manager has `capacity` resources in `{}` calendars (slot {} ms, horizon {} ms). Each reservation asks {} resources at each of {} managers drawn at random, for {} slots, with its earliest start drawn from `hot` start times {} slots apart, the first {} ms ahead, and {} slots of slack. Each client makes reservations back to back for {} s. `resbench` was a {} build.",
+            r.structure,
+            service::SLOT,
+            service::HORIZON,
+            load::NODES,
+            load::PARTS,
+            load::DURATION_SLOTS,
+            load::DURATION_SLOTS,
+            load::AHEAD,
+            load::SLACK_SLOTS,
+            r.seconds,
+            r.build
+        )
+    });
+    let sum = |f: fn(&LoadRun) -> u64| runs.iter().map(f).sum::<u64>();
+    let (attempts, aborted) = (sum(|r| r.attempts), sum(|r| r.aborted));
+    let (reservations, committed) = (sum(|r| r.reservations), sum(|r| r.committed));
+    let failed = reservations - committed.min(reservations);
+    let contention = format!(
+        "Over every run: {aborted} of {attempts} two-phase commits aborted, and {failed} of {reservations} reservations failed. A client asks to commit only once it holds its window at every manager, so contention mostly shows as reservations that find no window, not as aborts; aborts come from holds lost to expiry or recall while the machine is overloaded."
+    );
+    let blocks = vec![
+        Block::Heading(1, "Co-reservation under load on loopback (calendar-token-reservation §3, §4)".into()),
+        Block::Para("Managers are `resbench coreserve serve` processes (axum over loopback, state in redb, every step's records committed before its messages leave); the clients run in threads of the `load` process. Commits per second count reservations committed per wall second, from the first start to the last outcome. Messages count every protocol message sent, by the clients and by the managers. The abort rate is aborted two-phase commits per commit attempt; reservations that end without a commit are counted by reason. Latency runs from a reservation's start to its outcome, over committed ones. `rho` is the offered load: node-slots the clients ask at once per node-slot of the hot pool; it leaves out the reservations already committed, which fill the calendars as a run goes on (so with few resources most reservations find no window even at a small `rho`).".into()),
+        Block::Para(facts),
+        Block::Para("The figures are bound by the machine: 2 cores shared by every manager process, the clients, and redb's fsync per step, so they measure this set-up, not the protocol's ceiling.".into()),
+        Block::Para(contention),
+        Block::Para("This report was made with:".into()),
+        Block::Code(command.to_owned()),
+        Block::Table(
+            ["managers", "capacity", "clients", "hot", "rho", "commits/s", "messages/commit", "messages/reservation", "abort rate", "committed", "failed", "p50 ms", "p99 ms", "max ms", "violations"]
+                .map(str::to_owned)
+                .to_vec(),
+            rows,
+        ),
+    ];
+    let md = out.join("load.md");
+    fs::write(&md, doc::markdown(&blocks)).with_context(|| format!("cannot write {}", md.display()))?;
+    let html = out.join("load.html");
+    fs::write(&html, doc::html("calendar-token-reservation: load", &blocks))
+        .with_context(|| format!("cannot write {}", html.display()))?;
+    Ok(html)
 }

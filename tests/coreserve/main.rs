@@ -7,6 +7,7 @@ mod client;
 mod coordinator;
 mod manager;
 mod polling;
+mod service;
 mod sim;
 
 use std::collections::BTreeSet;

@@ -362,4 +362,53 @@ impl Ghost {
         }
         Ok(())
     }
+
+    /// On the final durable state of every server node (the services' kill test, where
+    /// only the clients' messages are seen): no two locks at one manager share a slot
+    /// (I1), every lock of a transaction has a durable commit decision (I3), every
+    /// decision announced to a client is the durable one (I4, I9), then
+    /// [`check_quiescent`](Self::check_quiescent).
+    ///
+    /// # Errors
+    /// The first broken invariant.
+    pub fn check_final(&self, stores: &[(NodeId, &Durable)], now: Time) -> Result<(), Violation> {
+        let decided: BTreeMap<TxnId, bool> =
+            stores.iter().flat_map(|(_, d)| d.decisions.values().map(|(r, _)| (r.txn, r.commit))).collect();
+        for (m, d) in stores {
+            let locks: Vec<_> = d.locks.values().collect();
+            for (i, a) in locks.iter().enumerate() {
+                for b in &locks[i + 1..] {
+                    if a.start.max(b.start) < a.end.min(b.end) && !a.ids.intersect(&b.ids).is_empty() {
+                        let detail = format!("manager {m} has locks {} and {} on one slot", a.claim, b.claim);
+                        return broken("I1", a.txn, detail);
+                    }
+                }
+                if let Some(txn) = a.txn {
+                    if decided.get(&txn) != Some(&true) {
+                        return broken(
+                            "I3",
+                            Some(txn),
+                            format!("manager {m} locks {txn} with no commit decision"),
+                        );
+                    }
+                }
+            }
+        }
+        for (txn, commit) in &self.decision {
+            match decided.get(txn) {
+                Some(c) if c != commit => {
+                    return broken("I4", Some(*txn), format!("{txn} was announced {commit} but decided {c}"));
+                }
+                None if *commit => {
+                    return broken(
+                        "I9",
+                        Some(*txn),
+                        format!("{txn} was announced committed with no decision"),
+                    );
+                }
+                _ => {}
+            }
+        }
+        self.check_quiescent(stores, now)
+    }
 }

@@ -404,7 +404,9 @@ impl World {
             .iter()
             .filter_map(|o| if let Output::Persist(r) = o { Some(r.clone()) } else { None })
             .collect();
-        self.servers[m as usize].store.apply(&batch);
+        if let Err(e) = self.servers[m as usize].store.apply(&batch) {
+            return Err(Violation { invariant: "I0", detail: format!("manager {m}: {e}"), txn: None });
+        }
         let decided = batch.iter().any(|r| matches!(r, Record::Decision(d) if d.commit));
         let mut crash_before = false;
         let mut crash_after = false;

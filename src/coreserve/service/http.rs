@@ -1,0 +1,101 @@
+//! The HTTP/JSON face of a node: `POST /v1/inbox`, `GET /v1/status`, `GET /v1/state`.
+//! A handler reads and decodes the body within its limit, then hands the driver a job
+//! and answers with what the job returns.
+
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+
+use super::host::{Host, Machine};
+use super::limits::MAX_BODY;
+use super::runtime::Job;
+use super::wire::{decode, ErrorBody};
+
+/// The routes of a node whose driver takes `jobs`.
+pub(super) fn router<M: Machine>(jobs: Sender<Job<M>>) -> Router {
+    Router::new()
+        .route("/v1/inbox", post(inbox::<M>))
+        .route("/v1/status", get(status::<M>))
+        .route("/v1/state", get(state::<M>))
+        .with_state(Handle { jobs: Arc::new(Mutex::new(jobs)) })
+}
+
+/// What the HTTP handlers hold: a way to the driver.
+struct Handle<M> {
+    jobs: Arc<Mutex<Sender<Job<M>>>>,
+}
+
+impl<M> Clone for Handle<M> {
+    fn clone(&self) -> Self {
+        Self { jobs: Arc::clone(&self.jobs) }
+    }
+}
+
+impl<M: Machine> Handle<M> {
+    async fn call<T: Send + 'static>(&self, f: impl FnOnce(&mut Host<M>) -> T + Send + 'static) -> Option<T> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let job: Job<M> = Box::new(move |h| {
+            let _ = tx.send(f(h));
+        });
+        self.jobs.lock().unwrap_or_else(PoisonError::into_inner).send(job).ok()?;
+        rx.await.ok()
+    }
+}
+
+fn refuse(code: StatusCode, e: ErrorBody) -> Response {
+    (code, Json(e)).into_response()
+}
+
+fn gone() -> Response {
+    refuse(StatusCode::SERVICE_UNAVAILABLE, ErrorBody::new("unavailable", "the node is stopping"))
+}
+
+async fn inbox<M: Machine>(State(handle): State<Handle<M>>, body: Body) -> Response {
+    let bytes = match axum::body::to_bytes(body, MAX_BODY).await {
+        Ok(b) => b,
+        Err(e) => {
+            let detail = format!("body over {MAX_BODY} bytes or unreadable: {e}");
+            return refuse(StatusCode::PAYLOAD_TOO_LARGE, ErrorBody::new("too_large", detail));
+        }
+    };
+    let post = match decode(&bytes) {
+        Ok(p) => p,
+        Err(e) => return refuse(StatusCode::BAD_REQUEST, e),
+    };
+    match handle.call(move |h| h.accept(post)).await {
+        Some(Ok(())) => (StatusCode::ACCEPTED, Json(serde_json::json!({ "ok": true }))).into_response(),
+        Some(Err(e)) if e.error.kind == "unavailable" => refuse(StatusCode::SERVICE_UNAVAILABLE, e),
+        Some(Err(e)) => refuse(StatusCode::BAD_REQUEST, e),
+        None => gone(),
+    }
+}
+
+async fn status<M: Machine>(State(handle): State<Handle<M>>) -> Response {
+    let v = handle.call(|h| {
+        let now = h.clock();
+        h.machine.status(now, h.counts())
+    });
+    match v.await {
+        Some(Some(v)) => Json(v).into_response(),
+        Some(None) => StatusCode::NOT_FOUND.into_response(),
+        None => gone(),
+    }
+}
+
+async fn state<M: Machine>(State(handle): State<Handle<M>>) -> Response {
+    let v = handle.call(|h| {
+        let now = h.clock();
+        h.machine.state(now)
+    });
+    match v.await {
+        Some(Some(v)) => Json(v).into_response(),
+        Some(None) => StatusCode::NOT_FOUND.into_response(),
+        None => gone(),
+    }
+}
