@@ -11,8 +11,9 @@ use super::runs::Run;
 const WORDS: usize = 18;
 
 /// The ids a [`Words`] can hold: `0..BITS`. 1,152 is the largest machine among the
-/// shared traces (SDSC Blue Horizon); the resource-set benchmark measured this size
-/// against range lists, compressed bitmaps and heap bitsets.
+/// shared traces (SDSC Blue Horizon). The `sets` benchmark compares this form with range
+/// lists, compressed bitmaps and heap bitsets: far ahead on fragmented sets, behind a
+/// small vector of ranges on the few-range sets of real traces (README, Benchmarks).
 pub const BITS: u32 = 64 * WORDS as u32;
 
 /// The ids `0..BITS` as bits. Words from `len` on are zero and `len` is one past the
