@@ -16,8 +16,8 @@ use resbench::coreserve::proto::NodeId;
 use resbench::coreserve::service::child::ManagerProcess;
 use resbench::coreserve::service::client::{self, wait_until, Done, Pool};
 use resbench::coreserve::service::limits::MAX_BODY;
-use resbench::coreserve::service::load::{client_base, draw};
-use resbench::coreserve::service::CLIENT;
+use resbench::coreserve::service::load::{client_base, draw, AHEAD, DURATION_SLOTS, SLACK_SLOTS};
+use resbench::coreserve::service::{CLIENT, SLOT};
 use structures::Kind;
 
 const MANAGERS: u32 = 5;
@@ -137,9 +137,13 @@ fn five_managers_keep_the_invariants_across_kill_9() {
     assert!(committed > 0, "nothing committed of {} ({attempts} attempts)", dones.len());
     drop(pool);
 
-    // The CLI client: one co-reservation over two managers.
+    // The CLI client: one co-reservation over two managers, after every window the load
+    // could have touched (its last draw starts at most `load_reach` ms after `stop_at`),
+    // so that the load's locks cannot leave it without a window.
+    let load_reach = AHEAD + u64::from(HOT) * (DURATION_SLOTS + SLACK_SLOTS) * SLOT;
+    let window = format!("{}..{}+1000", load_reach + 500, load_reach + 900);
     let out = Command::new(exe)
-        .args(["coreserve", "reserve", "--nodes", "1", "--window", "1500..1900+1000", "--managers"])
+        .args(["coreserve", "reserve", "--nodes", "1", "--window", &window, "--managers"])
         .arg(format!("{},{}", managers[2].1, managers[4].1))
         .output()
         .expect("reserve runs");
