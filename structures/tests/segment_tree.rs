@@ -86,3 +86,20 @@ fn earliest_skips_past_the_last_slot_too_full() {
     assert!(cost.visited > 0 && cost.visited <= cost.worst, "{cost:?}");
     assert_eq!(t.earliest(0, 50, 2), Ok(None));
 }
+
+#[test]
+fn a_failed_candidate_moves_to_the_end_of_its_run_of_equal_slots() {
+    // 2,048 one-second slots: twelve levels of nodes.
+    let mut t = tree(4, 1, 2_048);
+    t.allocate(0, 500, &ids(0, 2)).unwrap();
+    t.allocate(500, 510, &ids(2, 4)).unwrap();
+    // Every slot has two ids free, but no window of 600 from slots 0..500 keeps two.
+    let frame = t.earliest(0, 600, 2).unwrap().unwrap();
+    assert_eq!((frame.start, frame.end, frame.free), (500, 1_100, ids(0, 2)));
+    let cost = t.last_cost().unwrap();
+    // Two candidates (0 and 500, not every slot between), one ring range each, at most
+    // (6 + 4) nodes a level; after the failure, 1 + 6 a level to find where slot 0's run ends.
+    assert_eq!(cost.worst, 2 * 10 * 12 + 7 * 12);
+    assert!(cost.visited > 0 && cost.visited <= cost.worst, "{cost:?}");
+    t.validate().unwrap();
+}

@@ -25,6 +25,8 @@ use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame, COUNTING};
 const FOLD_PER_LEVEL: u64 = 4;
 /// Nodes a search for the last too-full slot enters per level, at most.
 const DESCENT_PER_LEVEL: u64 = 6;
+/// Nodes a search for the end of a run of equal slots enters per level, at most.
+const RUN_PER_LEVEL: u64 = 6;
 
 /// A segment tree of time slots over a rolling horizon.
 pub type SegmentTree = Shell<SlotTree>;
@@ -76,6 +78,16 @@ impl SlotTree {
             .map(|p| (p + self.q - self.first) % self.q)
     }
 
+    /// The first of slots `a + 1..q` whose free set differs from slot `a`'s, or `q`.
+    fn run_end(&self, a: usize, visited: &mut u64) -> usize {
+        let set = self.fold(a, a + 1, 0, visited).all;
+        let pieces: Vec<_> = if a + 1 < self.q { self.pieces(a + 1, self.q).collect() } else { Vec::new() };
+        pieces
+            .into_iter()
+            .find_map(|(x, y)| self.tree.first_unlike(x, y, &set, visited))
+            .map_or(self.q, |p| (p + self.q - self.first) % self.q)
+    }
+
     fn modify(&mut self, a: usize, b: usize, tag: &Tag) {
         let pieces: Vec<_> = self.pieces(a, b).collect();
         for (x, y) in pieces {
@@ -106,8 +118,10 @@ impl Engine for SlotTree {
 
     /// Tries `ready`, then slot starts: for each candidate window, the last slot with
     /// fewer than `n` free sends the search past it (no window through it fits), else a
-    /// range query decides. The worst case is, per candidate tried, a descent and a range
-    /// query for each ring range of its window.
+    /// range query decides, and a failure sends the search to the end of the candidate's
+    /// run of equal slots. The worst case is, per candidate tried, a descent and a range
+    /// query for each ring range of its window, and after a failure the path to its slot
+    /// and a run's end search for each ring range after it.
     fn earliest(&self, at: &Basis, ready: Time, duration: Time, n: u64) -> (Option<TimeFrame>, Cost) {
         let per_range = (DESCENT_PER_LEVEL + FOLD_PER_LEVEL) * self.tree.levels();
         let first = at.slot_index(ready);
@@ -131,7 +145,14 @@ impl Engine for SlotTree {
             if free.count() >= n {
                 break Some(TimeFrame { start, end, free });
             }
-            candidate += 1;
+            // A window from the next slot fails too while that slot holds the same set:
+            // it drops a slot equal to one it keeps and can only add more.
+            if COUNTING {
+                let ranges =
+                    if candidate + 1 < self.q { self.pieces(candidate + 1, self.q).count() } else { 0 };
+                cost.worst += (1 + RUN_PER_LEVEL * ranges as u64) * self.tree.levels();
+            }
+            candidate = self.run_end(candidate, &mut cost.visited);
         };
         (answer, cost)
     }

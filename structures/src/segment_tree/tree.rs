@@ -132,6 +132,46 @@ impl Tree {
             .find_map(|child| self.last_below_at(child, a, b, pending.as_deref(), n, visited))
     }
 
+    /// The first slot of `[a, b)` whose free set is not `set`, skipping every subtree
+    /// whose slots all hold `set` (its intersection and union are both `set`); counts the
+    /// nodes entered (at most 6 a level: the range's 2 boundaries and 2 whole subtrees
+    /// beside them, and a descent's 2).
+    pub(super) fn first_unlike(
+        &self,
+        a: usize,
+        b: usize,
+        set: &RangeSet,
+        visited: &mut u64,
+    ) -> Option<usize> {
+        self.first_unlike_at(self.root(), a, b, None, set, visited)
+    }
+
+    fn first_unlike_at(
+        &self,
+        at: At,
+        a: usize,
+        b: usize,
+        pending: Option<&Tag>,
+        set: &RangeSet,
+        visited: &mut u64,
+    ) -> Option<usize> {
+        *visited += 1;
+        let node = &self.nodes[at.node];
+        let seen = node.agg.seen(pending);
+        if at.within(a, b) && seen.all == *set && seen.any == *set {
+            return None;
+        }
+        if at.leaf() {
+            return Some(at.lo);
+        }
+        let pending = below(pending, node.tag.as_ref());
+        let (left, right) = at.children();
+        [left, right]
+            .into_iter()
+            .filter(|child| child.meets(a, b))
+            .find_map(|child| self.first_unlike_at(child, a, b, pending.as_deref(), set, visited))
+    }
+
     /// Applies `tag` to the slots `[a, b)`.
     pub(super) fn modify(&mut self, a: usize, b: usize, tag: &Tag) {
         self.modify_at(self.root(), a, b, tag);
