@@ -188,7 +188,19 @@ impl Engine for Slots {
             match self.scan(at, candidate, window_end, n, &mut cost.visited) {
                 Ok(free) => break Some(TimeFrame { start, end, free }),
                 Err(Some(blocked)) => candidate = blocked + 1,
-                Err(None) => candidate += 1,
+                // A window from a slot equal to its predecessor drops a slot equal to one
+                // it keeps and can only add more, so it fails too: pass over the failed
+                // candidate's run of equal slots, each counted once (a later candidate,
+                // within the worst case's budget of `span` slots each).
+                Err(None) => {
+                    let last = self.slots.len().saturating_sub(usize::try_from(span).unwrap_or(usize::MAX));
+                    let set = &self.slots[candidate].free;
+                    candidate += 1;
+                    while candidate <= last && self.slots[candidate].free == *set {
+                        cost.visited += 1;
+                        candidate += 1;
+                    }
+                }
             }
             if candidate >= self.slots.len() {
                 break None;

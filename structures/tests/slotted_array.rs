@@ -93,3 +93,19 @@ fn costs_count_slots_against_the_papers_worst_case() {
     // ending at the horizon, 100) of 2 slots each.
     assert_eq!(a.last_cost(), Some(Cost { search: 0, visited: 6, worst: 3 + 8 * 2 }));
 }
+
+#[test]
+fn a_failed_candidate_passes_over_its_run_of_equal_slots() {
+    let mut a = array(4, 1, 2_000);
+    a.allocate(0, 500, &ids(0, 2)).unwrap();
+    a.allocate(500, 510, &ids(2, 4)).unwrap();
+    // Every slot has two ids free, but no window of 600 from slots 0..500 keeps two.
+    let frame = a.earliest(0, 600, 2).unwrap().unwrap();
+    assert_eq!((frame.start, frame.end, frame.free), (500, 1_100, ids(0, 2)));
+    // Candidate 0 scans slots 0..=500 and fails; slots 1..500 equal slot 0, so they are
+    // passed over once each instead of each scanning its window; candidate 500 scans
+    // its 600 slots. Worst: the first window's 600 slots, then 1,400 later candidates of
+    // 600 slots each.
+    assert_eq!(a.last_cost(), Some(Cost { search: 0, visited: 501 + 499 + 600, worst: 600 + 1_400 * 600 }));
+    a.validate().unwrap();
+}
