@@ -81,9 +81,10 @@ impl SlotTree {
     /// The first of slots `a + 1..q` whose free set differs from slot `a`'s, or `q`.
     fn run_end(&self, a: usize, visited: &mut u64) -> usize {
         let set = self.fold(a, a + 1, 0, visited).all;
-        let pieces: Vec<_> = if a + 1 < self.q { self.pieces(a + 1, self.q).collect() } else { Vec::new() };
-        pieces
-            .into_iter()
+        if a + 1 == self.q {
+            return self.q;
+        }
+        self.pieces(a + 1, self.q)
             .find_map(|(x, y)| self.tree.first_unlike(x, y, &set, visited))
             .map_or(self.q, |p| (p + self.q - self.first) % self.q)
     }
