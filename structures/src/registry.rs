@@ -239,7 +239,7 @@ impl Kind {
                 default_horizon_slots: Some(DEFAULT_HORIZON_SLOTS),
                 size_unit: "tree nodes",
                 cost_unit: "tree nodes",
-                cost_reading: "Its unit is tree nodes and its worst case 4 nodes a level per range query (6 + 4 per candidate for earliest, and 1 + 6 per failed candidate to find where its run of equal slots ends): a range query touches a fixed share of that bound, so its ratios sit in a narrow band.",
+                cost_reading: "Its unit is tree nodes and its worst case 4 nodes a level per range query (6 + 4 per candidate for earliest): a range query touches a fixed share of that bound, so its ratios sit in a narrow band.",
                 theory: Theory::uniform("O(log n)", 0.0),
                 cap: None,
                 scans_window_slots: false,
