@@ -180,6 +180,8 @@ impl Engine for Slots {
         // Later candidates start on slots first + 1 ..= len - span, each `span` slots long.
         let span = at.config.ceil(duration).unwrap_or(limit) / w;
         let later = (self.slots.len() as u64).saturating_sub(span).saturating_sub(first as u64);
+        // The last slot a later candidate can start on.
+        let last = self.slots.len().saturating_sub(usize::try_from(span).unwrap_or(usize::MAX));
         let mut cost = Cost { worst: first_slots + later * span, ..Cost::default() };
         let mut candidate = first;
         let answer = loop {
@@ -193,7 +195,6 @@ impl Engine for Slots {
                 // candidate's run of equal slots, each counted once (a later candidate,
                 // within the worst case's budget of `span` slots each).
                 Err(None) => {
-                    let last = self.slots.len().saturating_sub(usize::try_from(span).unwrap_or(usize::MAX));
                     let set = &self.slots[candidate].free;
                     candidate += 1;
                     while candidate <= last && self.slots[candidate].free == *set {
