@@ -147,7 +147,7 @@ pub const DEEP_N: u32 = 64;
 /// fewer than [`DEEP_N`] ids free, either as one run (`blocked-<entries>`, which a
 /// search that skips by counts crosses at once) or with every other slot wholly free but
 /// one slot long (`holes-<entries>`, which no count-based skip can cross: each hole must
-/// be tried).
+/// be tried, unless a search knows the holes are shorter than the duration).
 ///
 /// # Panics
 /// Never for `entries` of at least 10: the allocations are disjoint by construction.

@@ -292,7 +292,7 @@ impl Kind {
             },
             Kind::AugTree => Spec {
                 name: "augtree",
-                description: "the availability profile in a red-black tree whose subtrees keep their least and most free ids, so earliest skips what cannot host n",
+                description: "the availability profile in a red-black tree whose subtrees keep their runs between entries with too few free ids, at power-of-two thresholds, so earliest skips the runs too short to host n for the duration",
                 build: build::<<AugTreeProfile as Built>::Engine>,
                 default_horizon_slots: None,
                 size_unit: "profile entries",
@@ -300,7 +300,7 @@ impl Kind {
                 cost_reading: PROFILE_READING,
                 theory: Theory {
                     earliest: Bound {
-                        text: "O((b + 1) log n + w): b blockers skipped, w entries intersected in windows free of blockers",
+                        text: "O((c + 1) log n + w): c candidates the runs at the largest power of two <= n cannot rule out, w entries intersected in their windows",
                         exponent: 0.0,
                     },
                     ..Theory::uniform("O(log n)", 0.0)

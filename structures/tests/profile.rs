@@ -3,8 +3,8 @@
 
 use structures::{AvailabilityIndex, Config, Cost, Error, Kind, RangeSet, RbTreeProfile, TimeFrame};
 
-/// The structures this file tests: the profile on its three containers.
-const PROFILES: [Kind; 3] = [Kind::RbTree, Kind::SortedList, Kind::BTree];
+/// The structures this file tests: the profile on its four containers.
+const PROFILES: [Kind; 4] = [Kind::RbTree, Kind::SortedList, Kind::BTree, Kind::AugTree];
 
 fn ids(lo: u32, hi: u32) -> RangeSet {
     RangeSet::from_range(lo, hi)
@@ -142,4 +142,31 @@ fn deep_trees_stay_valid_under_many_updates() {
             vec![TimeFrame { start: 0, end: 20_000, free: ids(0, 8) }]
         );
     }
+}
+
+/// A deep backlog of short gaps: `augtree` descends past the runs too short for the
+/// duration instead of walking them, and answers as the paper's tree does.
+#[test]
+fn augtree_descends_past_runs_too_short_for_the_duration() {
+    let build = |kind: Kind| {
+        let mut index = kind.build(64, Config::default()).unwrap();
+        // 2,000 gaps of 10 with all 64 ids free, each followed by 10 with 4 free.
+        for i in 0..2000u64 {
+            index.allocate(20 * i + 10, 20 * i + 20, &ids(0, 60)).unwrap();
+        }
+        index
+    };
+    let (paper, skipping) = (build(Kind::RbTree), build(Kind::AugTree));
+    skipping.validate().unwrap();
+    for (ready, duration, n) in [(0, 15, 32), (0, 10, 32), (5, 10, 48), (0, 15, 4), (15, 25, 3), (0, 15, 5)] {
+        let want = paper.earliest(ready, duration, n).unwrap();
+        assert_eq!(skipping.earliest(ready, duration, n).unwrap(), want, "{ready} {duration} {n}");
+    }
+    // 32 ids for 15 fit only after the backlog: the paper's tree walks every gap.
+    assert_eq!(paper.earliest(0, 15, 32).unwrap().unwrap().start, 40_000);
+    let walked = paper.last_cost().unwrap();
+    skipping.earliest(0, 15, 32).unwrap();
+    let skipped = skipping.last_cost().unwrap();
+    assert!(walked.visited >= 2000, "{walked:?}");
+    assert!(skipped.visited + skipped.search <= 100, "{skipped:?}");
 }

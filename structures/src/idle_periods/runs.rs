@@ -2,7 +2,7 @@
 //! `now` and at every later period start or end, and reaches the next one (the last run
 //! reaches the end of time).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::ops::Bound::{Excluded, Included, Unbounded};
 
 use super::tree::{Period, Tree};
@@ -94,14 +94,17 @@ impl Runs {
         };
         let mut old = self.trees.split_off(&first);
         let mut rest = if hi < Time::MAX { old.split_off(&hi) } else { BTreeMap::new() };
-        let gone: HashSet<(u32, Time)> = removed.iter().map(|p| (p.id, p.start)).collect();
+        // A sorted list, searched by halving: an update removes a few periods, and hashing
+        // each period of every rebuilt tree cost more than the search.
+        let mut gone: Vec<(u32, Time)> = removed.iter().map(|p| (p.id, p.start)).collect();
+        gone.sort_unstable();
         // A boundary at `hi` that is new starts a run; one that was there keeps its tree.
         let new_keys = self.bounds.range((Excluded(first), Included(hi))).map(|(&t, _)| t);
         let keys: Vec<Time> =
             std::iter::once(first).chain(new_keys).filter(|&k| k < hi || !rest.contains_key(&hi)).collect();
         for k in keys {
             let (_, before) = old.range(..=k).next_back().expect("the first run is an old one");
-            let kept = before.periods().iter().filter(|p| !gone.contains(&(p.id, p.start)));
+            let kept = before.periods().iter().filter(|p| gone.binary_search(&(p.id, p.start)).is_err());
             let new = added.iter().filter(|p| p.start <= k && p.end > k);
             self.trees.insert(k, Tree::new(kept.chain(new).copied().collect()));
         }

@@ -1,41 +1,249 @@
 //! `augtree`: rbtree-availability-profile's red-black tree with each subtree augmented
-//! (CLRS 14.2) by the most free ids among its entries. An entry with fewer than `n` free
-//! ids can neither start a window for `n` nor lie inside one, so the earliest-start
-//! search finds the next entry that can start one by descending past whole subtrees
-//! instead of walking the list.
+//! (CLRS 14.2) by its runs: for each power-of-two threshold `k`, where the entries with
+//! fewer than `k` free ids (its blockers) lie and the longest stretch between two of them.
+//!
+//! A window for `n` ids and `duration` can start only at an entry from which no blocker
+//! for `n` comes within `duration`. Every blocker for the largest threshold `k <= n` is
+//! one for `n`, so a subtree whose stretches between blockers at `k` are all shorter
+//! than `duration` holds no start, and the earliest-start search descends past it
+//! instead of walking its entries. That skips the blockers and the runs too short for
+//! the job alike, which is what deep backlogs are made of.
 //!
 //! Flux's planner keeps only counts; this tree keeps the exact sets in its entries and
-//! uses the counts to skip, so its answers are the profile's.
+//! uses the runs to skip, so its answers are the profile's.
 
 use super::rbtree::{RbTree, Summary};
 use super::Profile;
 use crate::shell::Shell;
-use crate::{Kind, RangeSet};
+use crate::{Kind, RangeSet, Time};
 
-/// The availability profile in a red-black tree whose subtrees know their free counts.
-pub type AugTreeProfile = Shell<Profile<RbTree<Counts>>>;
+/// The availability profile in a red-black tree whose subtrees know their runs.
+pub type AugTreeProfile = Shell<Profile<RbTree<Runs>>>;
 
-/// The most free ids among a subtree's entries; 0 for the empty subtree.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Counts {
-    most: u32,
+/// The thresholds are `2^0 ..= 2^(LEVELS - 1)`; a request for more ids than the
+/// largest is judged at the largest.
+const LEVELS: usize = 11;
+
+/// The level whose threshold is the largest power of two `<= n` (for `n >= 1`).
+fn level(n: u64) -> usize {
+    (n.max(1).ilog2() as usize).min(LEVELS - 1)
 }
 
-impl Summary for Counts {
+/// A subtree's entries (a contiguous stretch of the profile) as runs between blockers,
+/// at each threshold. Every entry is a blocker at the levels from `top` on, which keep
+/// nothing (so the upkeep costs a small machine its own levels only); below `top`, level
+/// `i`'s fields are meaningful where its bits say so. Unused fields are 0, so that equal
+/// stretches have equal summaries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Runs {
+    /// Whether there is any entry (the empty subtree is `Default`).
+    filled: bool,
+    /// One past the highest level at which some entry is not a blocker.
+    top: u8,
+    /// Bit `i`: some entry has fewer than `2^i` free ids.
+    blocked: u16,
+    /// Bit `i`: the last entry has fewer than `2^i` free ids.
+    ends_blocked: u16,
+    /// The first and last entries' keys.
+    first: Time,
+    last: Time,
+    /// The first blocker's key, where blocked, below `top`.
+    first_blocker: [Time; LEVELS],
+    /// Where the run at the end starts (the entry after the last blocker, or `first`
+    /// if there is none), unless the last entry is a blocker.
+    open: [Time; LEVELS],
+    /// The longest run that starts after a blocker and ends at one, both inside: the
+    /// time from its first entry to the blocker ending it.
+    best: [Time; LEVELS],
+}
+
+/// The levels at or above `top` in a bit mask.
+const fn from_level(top: u8) -> u16 {
+    !((1u16 << top) - 1) & ((1 << LEVELS) - 1)
+}
+
+impl Runs {
+    /// One entry with `free` free ids at `key`: a blocker at the levels above
+    /// `log2(free)`.
+    fn entry(key: Time, free: u32) -> Self {
+        let top = Self::top_of(free);
+        let mut runs = Self { filled: true, top, first: key, last: key, ..Self::default() };
+        runs.blocked = from_level(top);
+        runs.ends_blocked = runs.blocked;
+        runs.open[..usize::from(top)].fill(key);
+        runs
+    }
+
+    /// One past the highest level at which an entry with `free` free ids is no blocker.
+    fn top_of(free: u32) -> u8 {
+        if free == 0 {
+            0
+        } else {
+            (free.ilog2() as u8 + 1).min(LEVELS as u8)
+        }
+    }
+
+    /// The first blocker's key at level `i`, where blocked.
+    fn first_blocker(&self, i: usize) -> Time {
+        if i >= usize::from(self.top) {
+            self.first
+        } else {
+            self.first_blocker[i]
+        }
+    }
+
+    /// Appends one entry with `free` free ids at `key` to this stretch, in place.
+    fn push(&mut self, key: Time, free: u32) {
+        if !self.filled {
+            *self = Self::entry(key, free);
+            return;
+        }
+        let entry = Self::top_of(free);
+        let (own_top, top) = (usize::from(self.top), self.top.max(entry));
+        for i in 0..usize::from(top) {
+            let bit = 1 << i;
+            let (blocked, entry_blocked) = (self.blocked & bit != 0, i >= usize::from(entry));
+            let first_blocker = if i >= own_top { self.first } else { self.first_blocker[i] };
+            // The run open at the end starts here, or at the new entry.
+            let tail = if self.ends_blocked & bit != 0 { key } else { self.open[i] };
+            self.first_blocker[i] = match (blocked, entry_blocked) {
+                (true, _) => first_blocker,
+                (false, true) => key,
+                (false, false) => 0,
+            };
+            if blocked && entry_blocked {
+                self.best[i] = self.best[i].max(key - tail);
+            }
+            self.open[i] = if entry_blocked { 0 } else { tail };
+        }
+        self.blocked |= from_level(entry);
+        self.ends_blocked = from_level(entry);
+        (self.top, self.last) = (top, key);
+    }
+
+    /// Appends the stretch `then` to this one, in place.
+    fn append(&mut self, then: &Self) {
+        if !then.filled {
+            return;
+        }
+        if !self.filled {
+            *self = *then;
+            return;
+        }
+        let (own_top, top) = (usize::from(self.top), self.top.max(then.top));
+        for i in 0..usize::from(top) {
+            let bit = 1 << i;
+            let (blocked, then_blocked) = (self.blocked & bit != 0, then.blocked & bit != 0);
+            let first_blocker = if i >= own_top { self.first } else { self.first_blocker[i] };
+            let then_first_blocker = then.first_blocker(i);
+            // The run open where this stretch ends starts in it, or at `then`'s first entry.
+            let tail = if self.ends_blocked & bit != 0 { then.first } else { self.open[i] };
+            self.first_blocker[i] = if blocked { first_blocker } else { then_first_blocker };
+            let across = if blocked && then_blocked { then_first_blocker - tail } else { 0 };
+            self.best[i] = self.best[i].max(then.best[i]).max(across);
+            self.open[i] = if then_blocked { then.open[i] } else { tail };
+        }
+        self.blocked |= then.blocked;
+        self.ends_blocked = then.ends_blocked;
+        (self.top, self.last) = (top, then.last);
+    }
+}
+
+impl Summary for Runs {
     const KIND: Kind = Kind::AugTree;
     const ACTIVE: bool = true;
+    type Own = u32;
 
-    fn leaf(free: &RangeSet) -> Self {
+    fn own(free: &RangeSet) -> u32 {
         // A set holds at most `capacity` ids, a u32.
-        let count = u32::try_from(free.count()).unwrap_or(u32::MAX);
-        Self { most: count }
+        u32::try_from(free.count()).unwrap_or(u32::MAX)
     }
 
-    fn join(own: Self, left: Self, right: Self) -> Self {
-        Self { most: own.most.max(left.most).max(right.most) }
+    fn join(key: Time, own: u32, left: &Self, right: &Self) -> Self {
+        let mut runs = *left;
+        runs.push(key, own);
+        runs.append(right);
+        runs
     }
 
-    fn may_fit(self, n: u64) -> bool {
-        u64::from(self.most) >= n
+    fn seek(tree: &RbTree<Self>, t: Time, n: u64, duration: Time, steps: &mut u64) -> Option<Time> {
+        let mut scan = Scan { tree, level: level(n), duration, run: None, steps };
+        scan.from(tree.root(), t).or(scan.run)
+    }
+}
+
+/// A left-to-right pass over the entries from some key on, at one level, carrying the
+/// start of the run it is in.
+struct Scan<'a> {
+    tree: &'a RbTree<Runs>,
+    level: usize,
+    duration: Time,
+    /// Where the run reaching the entries scanned so far starts; `None` after a blocker.
+    run: Option<Time>,
+    steps: &'a mut u64,
+}
+
+impl Scan<'_> {
+    /// The first start in the subtree at `x` among keys `>= t`: its part below `t` is
+    /// passed by one root-to-leaf path, the rest is scanned as whole subtrees.
+    fn from(&mut self, x: u32, t: Time) -> Option<Time> {
+        let (key, own, sub, left, right) = self.tree.parts(x)?;
+        if sub.first >= t {
+            return self.whole(x);
+        }
+        *self.steps += 1;
+        if key < t {
+            return self.from(right, t);
+        }
+        if let Some(found) = self.from(left, t) {
+            return Some(found);
+        }
+        self.stretch(&Runs::entry(key, own)).or_else(|| self.whole(right))
+    }
+
+    /// The first start in the subtree at `x`, entered only where its summary shows one.
+    fn whole(&mut self, x: u32) -> Option<Time> {
+        let (key, own, sub, left, right) = self.tree.parts(x)?;
+        *self.steps += 1;
+        if let Some(found) = self.carried(sub) {
+            return Some(found);
+        }
+        if sub.best[self.level] < self.duration {
+            return self.pass(sub);
+        }
+        // A run between two of its blockers is long enough: the first start is inside.
+        self.whole(left).or_else(|| self.stretch(&Runs::entry(key, own))).or_else(|| self.whole(right))
+    }
+
+    /// The first start in one stretch whose inner runs are all too short, if any.
+    fn stretch(&mut self, runs: &Runs) -> Option<Time> {
+        self.carried(runs).or_else(|| self.pass(runs))
+    }
+
+    /// The run that reaches `runs`' first entry (carried in, or starting there), if it
+    /// is long enough by `runs`' first blocker (or, without one, by its last entry).
+    fn carried(&self, runs: &Runs) -> Option<Time> {
+        let blocked = runs.blocked & (1 << self.level) != 0;
+        let first_blocker = runs.first_blocker(self.level);
+        let start = match self.run {
+            Some(start) => start,
+            None if blocked && first_blocker == runs.first => return None,
+            None => runs.first,
+        };
+        let reach = if blocked { first_blocker } else { runs.last };
+        (reach - start >= self.duration).then_some(start)
+    }
+
+    /// Moves past `runs`, whose inner runs are too short: the run open at its end is
+    /// carried on, and found if it already reaches `duration` at the last entry.
+    fn pass(&mut self, runs: &Runs) -> Option<Time> {
+        let bit = 1 << self.level;
+        if runs.blocked & bit == 0 {
+            // A run carried in goes on through (`carried` judged it); else one starts.
+            self.run.get_or_insert(runs.first);
+        } else {
+            self.run = (runs.ends_blocked & bit == 0).then_some(runs.open[self.level]);
+        }
+        self.run.filter(|&start| runs.last - start >= self.duration)
     }
 }

@@ -19,7 +19,7 @@ mod update;
 
 use std::borrow::Cow;
 
-pub use augtree::{AugTreeProfile, Counts};
+pub use augtree::{AugTreeProfile, Runs};
 pub use btree::BTreeStore;
 pub use rbtree::{RbTree, Summary};
 pub use sorted_list::SortedList;
@@ -74,12 +74,13 @@ pub trait Store: Sized {
     /// earliest-start search may skip with it.
     const SEEKS: bool = false;
 
-    /// The key of the first entry at or after `t` with at least `n` free ids, `None` if
-    /// there is none; adds the nodes visited to `steps`. Only called when
-    /// [`SEEKS`](Store::SEEKS); other containers answer `None`.
-    fn seek(&self, t: Time, n: u64, steps: &mut u64) -> Option<Time> {
-        let _ = (t, n, steps);
-        None
+    /// The first key `>= t` that may start a window of `duration` with at least `n`
+    /// free ids throughout, judged from subtree summaries: never later than the first
+    /// that does, `None` if none can. Adds the nodes visited to `steps`. Only called
+    /// when [`SEEKS`](Store::SEEKS); other containers answer `t`.
+    fn seek(&self, t: Time, n: u64, duration: Time, steps: &mut u64) -> Option<Time> {
+        let _ = (n, duration, steps);
+        Some(t)
     }
 
     /// Applies `f` to the free set of every entry with key in `[from, to)`.

@@ -79,11 +79,10 @@ impl<S: Store> Profile<S> {
     }
 
     /// `augtree`'s earliest-start search: Algorithm 1's answer, skipping what cannot
-    /// host `n`. An entry with fewer than `n` free ids (a blocker) can neither anchor a
-    /// window nor lie inside one. So a walk from an anchor that meets a blocker fails
-    /// for every anchor before that blocker too, and the search goes on past it; and
-    /// from a run of blockers the subtree summaries find the next entry that can anchor,
-    /// descending past whole subtrees instead of walking them.
+    /// host `n` for `duration`. Each candidate is walked as Algorithm 1 walks it; when
+    /// it fails, the next is the first entry the subtree summaries cannot rule out (see
+    /// [`Store::seek`]), past the blocker that ended the walk if one did: a blocker
+    /// inside a window fails every candidate before it too.
     pub(super) fn earliest_skipping(
         &self,
         at: &Basis,
@@ -99,35 +98,35 @@ impl<S: Store> Profile<S> {
             let start = if first { ready } else { key };
             first = false;
             let Some((end, window_end)) = at.candidate(start, duration) else { break None };
+            let mut past = key;
             if anchor.count() < n {
                 cost.search += 1;
-                // One blocker is stepped over; a run of them is sought past.
-                if walk.clone().next().is_some_and(|(_, free)| free.count() < n) {
-                    match self.store.seek(key.saturating_add(1), n, &mut cost.search) {
-                        Some(next) => walk = self.store.iter_from(next, &mut cost.search),
-                        None => break None,
-                    }
-                }
-                continue;
-            }
-            potential.get_or_insert(key);
-            cost.visited += 1;
-            let (mut free, mut rest) = (anchor.clone(), walk.clone());
-            let fits = loop {
-                let Some((_, next)) = rest.next().filter(|&(t, _)| t < window_end) else { break true };
+            } else {
+                potential.get_or_insert(key);
                 cost.visited += 1;
-                if next.count() < n {
-                    walk = rest;
-                    break false;
+                let (mut free, mut rest) = (anchor.clone(), walk.clone());
+                let fits = loop {
+                    let Some((t, next)) = rest.next().filter(|&(t, _)| t < window_end) else { break true };
+                    cost.visited += 1;
+                    if next.count() < n {
+                        past = t;
+                        break false;
+                    }
+                    free.intersect_with(next);
+                    if free.count() < n {
+                        break false;
+                    }
+                };
+                if fits {
+                    break Some(TimeFrame { start, end, free });
                 }
-                free.intersect_with(next);
-                if free.count() < n {
-                    break false;
-                }
-            };
-            if fits {
-                break Some(TimeFrame { start, end, free });
             }
+            let Some(next) =
+                past.checked_add(1).and_then(|t| self.store.seek(t, n, duration, &mut cost.search))
+            else {
+                break None;
+            };
+            walk = self.store.iter_from(next, &mut cost.search);
         };
         if let Some(key) = potential.filter(|_| COUNTING) {
             let m = (self.store.count() - self.store.rank(key) + 1) as u64;

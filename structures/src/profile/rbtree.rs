@@ -16,27 +16,32 @@ pub trait Summary: Copy + Default + PartialEq + fmt::Debug {
     const KIND: Kind;
     /// Whether there is anything to keep (`false` compiles the upkeep out).
     const ACTIVE: bool;
-    /// The summary of one entry's free set. `Default` is the empty subtree's.
-    fn leaf(free: &RangeSet) -> Self;
-    /// A subtree's summary from its root's own and its children's.
-    fn join(own: Self, left: Self, right: Self) -> Self;
-    /// Whether a subtree with this summary may hold an entry with at least `n` free
-    /// ids; `true` when unsure.
-    fn may_fit(self, n: u64) -> bool;
+    /// What a node keeps about its own entry's free set.
+    type Own: Copy + Default + PartialEq + fmt::Debug;
+    /// The part of an entry's summary that depends on its free set.
+    fn own(free: &RangeSet) -> Self::Own;
+    /// A subtree's summary from its root's key, own part and children's summaries.
+    /// `Default` is the empty subtree's. It must depend on the entries alone, not on the
+    /// tree's shape, because a rotation moves a summary to another root.
+    fn join(key: Time, own: Self::Own, left: &Self, right: &Self) -> Self;
+    /// The first key `>= t` that may start a window of `duration` with at least `n`
+    /// free ids throughout, judged from the summaries alone; `None` if none can. It
+    /// may answer too early, never too late. Adds the nodes visited to `steps`.
+    fn seek(tree: &RbTree<Self>, t: Time, n: u64, duration: Time, steps: &mut u64) -> Option<Time> {
+        let _ = (tree, n, duration, steps);
+        Some(t)
+    }
 }
 
 /// rbtree-availability-profile's tree keeps no summary.
 impl Summary for () {
     const KIND: Kind = Kind::RbTree;
     const ACTIVE: bool = false;
+    type Own = ();
 
-    fn leaf(_: &RangeSet) -> Self {}
+    fn own(_: &RangeSet) {}
 
-    fn join((): Self, (): Self, (): Self) -> Self {}
-
-    fn may_fit(self, _: u64) -> bool {
-        true
-    }
+    fn join(_: Time, (): (), (): &Self, (): &Self) -> Self {}
 }
 
 /// Index of the sentinel: black, size 0, the `T.nil` of CLRS.
@@ -46,12 +51,12 @@ const NIL: u32 = 0;
 /// node's first cache line ahead of the free set.
 #[derive(Debug, Clone, Default)]
 #[repr(C)]
-struct Node<S> {
+struct Node<S: Summary> {
     key: Time,
     left: u32,
     right: u32,
     sub: S,
-    own: S,
+    own: S::Own,
     parent: u32,
     prev: u32,
     next: u32,
@@ -63,7 +68,7 @@ struct Node<S> {
 /// A red-black tree of entries threaded by a doubly linked list, each subtree summarised
 /// by `S`.
 #[derive(Debug, Clone)]
-pub struct RbTree<S = ()> {
+pub struct RbTree<S: Summary = ()> {
     nodes: Vec<Node<S>>,
     vacant: Vec<u32>,
     root: u32,
@@ -72,12 +77,12 @@ pub struct RbTree<S = ()> {
 
 /// Walks the linked list from a node on.
 #[derive(Debug, Clone)]
-pub struct ListWalk<'a, S> {
+pub struct ListWalk<'a, S: Summary> {
     tree: &'a RbTree<S>,
     at: u32,
 }
 
-impl<'a, S> Iterator for ListWalk<'a, S> {
+impl<'a, S: Summary> Iterator for ListWalk<'a, S> {
     type Item = (Time, &'a RangeSet);
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -91,6 +96,18 @@ impl<'a, S> Iterator for ListWalk<'a, S> {
 }
 
 impl<S: Summary> RbTree<S> {
+    /// The root, where a summary's [`seek`](Summary::seek) starts.
+    pub(super) fn root(&self) -> u32 {
+        self.root
+    }
+
+    /// A node's key, own part, subtree summary and children, for a summary's
+    /// [`seek`](Summary::seek); `None` for an empty subtree.
+    pub(super) fn parts(&self, x: u32) -> Option<(Time, S::Own, &S, u32, u32)> {
+        let node = self.n(x);
+        (x != NIL).then_some((node.key, node.own, &node.sub, node.left, node.right))
+    }
+
     fn n(&self, x: u32) -> &Node<S> {
         &self.nodes[x as usize]
     }
@@ -145,7 +162,7 @@ impl<S: Summary> RbTree<S> {
     /// The summary of `x`'s subtree from its own and its children's.
     fn joined(&self, x: u32) -> S {
         let node = self.n(x);
-        S::join(node.own, self.n(node.left).sub, self.n(node.right).sub)
+        S::join(node.key, node.own, &self.n(node.left).sub, &self.n(node.right).sub)
     }
 
     /// Recomputes the summaries from `x` up, stopping where one does not change (the
@@ -161,26 +178,18 @@ impl<S: Summary> RbTree<S> {
         }
     }
 
-    /// The first node with key `>= t` whose own summary may fit `n` free ids, in the
-    /// subtree at `x`; counts the nodes visited. O(height): off the search path for `t`,
-    /// it descends only into subtrees that hold one.
-    fn first_fitting(&self, x: u32, t: Time, n: u64, steps: &mut u64) -> u32 {
-        if x == NIL || !self.n(x).sub.may_fit(n) {
-            return NIL;
+    /// Recomputes, bottom up, the summaries of the subtrees under `x` that hold a key in
+    /// `[from, to)`; `x`'s keys lie in `[lo, hi)` (`hi = None`: unbounded). One pass
+    /// over the entries of the range and their ancestors, O(w + log n), where
+    /// recomputing each entry's path to the root would cost O(w log n).
+    fn refresh(&mut self, x: u32, lo: Time, hi: Option<Time>, from: Time, to: Time) {
+        if x == NIL || hi.is_some_and(|hi| hi <= from) || lo >= to {
+            return;
         }
-        *steps += 1;
-        let node = self.n(x);
-        if node.key < t {
-            return self.first_fitting(node.right, t, n, steps);
-        }
-        let left = self.first_fitting(node.left, t, n, steps);
-        if left != NIL {
-            left
-        } else if node.own.may_fit(n) {
-            x
-        } else {
-            self.first_fitting(node.right, t, n, steps)
-        }
+        let (key, left, right) = (self.n(x).key, self.n(x).left, self.n(x).right);
+        self.refresh(left, lo, Some(key), from, to);
+        self.refresh(right, key.saturating_add(1), hi, from, to);
+        self.m(x).sub = self.joined(x);
     }
 
     /// Puts `y` where `x` was under `x`'s parent.
@@ -380,7 +389,7 @@ impl<S: Summary> RbTree<S> {
         if node.size != self.n(node.left).size + self.n(node.right).size + 1 {
             return Err(format!("subtree size of {} is wrong", node.key));
         }
-        if node.own != S::leaf(&node.free) || node.sub != self.joined(x) {
+        if node.own != S::own(&node.free) || node.sub != self.joined(x) {
             return Err(format!("the summary of {} is stale: {:?} of {:?}", node.key, node.sub, node.own));
         }
         Ok(lh + u32::from(!node.red))
@@ -442,8 +451,9 @@ impl<S: Summary> Store for RbTree<S> {
     }
 
     fn insert(&mut self, t: Time, free: RangeSet) {
-        let own = S::leaf(&free);
-        let z = self.alloc(Node { key: t, free, own, sub: own, size: 1, red: true, ..Node::default() });
+        let own = S::own(&free);
+        let sub = S::join(t, own, &S::default(), &S::default());
+        let z = self.alloc(Node { key: t, free, own, sub, size: 1, red: true, ..Node::default() });
         let (mut parent, mut x) = (NIL, self.root);
         let (mut pred, mut succ) = (NIL, NIL);
         while x != NIL {
@@ -499,19 +509,18 @@ impl<S: Summary> Store for RbTree<S> {
             if self.n(x).key >= from {
                 f(&mut self.m(x).free);
                 if S::ACTIVE {
-                    self.m(x).own = S::leaf(&self.n(x).free);
-                    self.resummarise(x);
+                    self.m(x).own = S::own(&self.n(x).free);
                 }
             }
             x = self.n(x).next;
         }
+        if S::ACTIVE {
+            self.refresh(self.root, 0, None, from, to);
+        }
     }
 
-    fn seek(&self, t: Time, n: u64, steps: &mut u64) -> Option<Time> {
-        match self.first_fitting(self.root, t, n, steps) {
-            NIL => None,
-            x => Some(self.n(x).key),
-        }
+    fn seek(&self, t: Time, n: u64, duration: Time, steps: &mut u64) -> Option<Time> {
+        S::seek(self, t, n, duration, steps)
     }
 
     fn drop_before(&mut self, t: Time) {
@@ -521,6 +530,9 @@ impl<S: Summary> Store for RbTree<S> {
         }
         // The head is the minimum and `t` is below the next key, so order is kept.
         self.m(keep).key = t;
+        if S::ACTIVE {
+            self.resummarise(keep);
+        }
     }
 
     fn validate(&self) -> Result<(), String> {
