@@ -1,5 +1,5 @@
-//! The performance report (`src/report/bench.rs`): ratios, growth exponents, memory, and
-//! the README summary it rewrites.
+//! The performance report (`src/report/bench.rs`, `src/report/before_after.rs`): ratios,
+//! growth exponents, memory, the runs before and after, and the README summary it rewrites.
 
 use std::fs;
 
@@ -33,6 +33,13 @@ fn the_report_shows_ratios_exponents_and_the_machine() {
     assert!(md.contains("| synthetic-100 | 100 | 96 | – |"), "memory per entry: {md}");
     assert!(md.contains("| synthetic-1000 | rbtree | 12345 | 10 / 100 |"), "{md}");
     assert!(md.contains("| 2026-11-21T10:00:00Z | abc123 |"), "every file listed: {md}");
+    // Before and after: the list's times grew by 126.49 over the older run's, its counts did not.
+    assert!(
+        md.contains("The run of 2026-11-22T10:00:00Z (revision `abc123`) against the one before it"),
+        "{md}"
+    );
+    assert!(md.contains("| list | check | 4 | ×126.49 | ×1.00 | ×1.00 |"), "{md}");
+    assert!(md.contains("| rbtree | check | 4 | ×1.00 | ×1.00 | ×1.00 |"), "{md}");
     assert!(dir.join("growth-check.svg").exists());
     let text = fs::read_to_string(&readme).unwrap();
     assert!(
@@ -52,5 +59,16 @@ fn a_readme_without_markers_is_refused() {
     let error = format!("{:#}", rewrite_readme(&readme, "table").unwrap_err());
     assert!(error.contains("no summary markers"), "{error}");
     assert_eq!(fs::read_to_string(&readme).unwrap(), "# no markers\n");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn one_run_has_nothing_to_compare_yet() {
+    let dir = std::env::temp_dir().join(format!("resbench-report-one-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    let only = bench_files::file("2026-11-22T10:00:00Z", |_, _| 1.0);
+    render(&[only], &dir, "resbench report runs/*.json", None).unwrap();
+    let md = fs::read_to_string(dir.join("index.md")).unwrap();
+    assert!(md.contains("## Before and after\n\nOne run is recorded"), "{md}");
     fs::remove_dir_all(&dir).unwrap();
 }

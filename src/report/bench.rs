@@ -1,7 +1,8 @@
 //! The performance report: benchmark files in, `index.md` and `index.html` out, with a
 //! log-log growth plot per operation, speed ratios against the fastest structure,
 //! growth exponents beside the theoretical ones, memory per entry, what the cost
-//! accounting adds, and the machine. Optionally rewrites the README's summary.
+//! accounting adds, the machine, and the newest run beside the one before it.
+//! Optionally rewrites the README's summary.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs;
@@ -383,7 +384,7 @@ pub fn render(files: &[BenchFile], out: &Path, command: &str, readme: Option<&Pa
         Block::Heading(2, "Growth exponents".into()),
         Block::Para("The least-squares slope of log(time per call) against log(entries) over the synthetic states (10² to 10⁶ entries, one rectangle per four slots, so a window meets about as many entries at every size), beside the exponent the structure's bound gives for these calls.".into()),
         growth_table(&counted, &names, "synthetic", &OpKind::MEASURED),
-        Block::Para("Deep backlogs: `earliest` on the adversarial states, where every call from the first tenth of the profile must cross 90 % of it for 64 of 128 ids. On `blocked-<n>` the first 90 % is one run of entries with too few ids free, which a search that skips by counts crosses in one descent; on `holes-<n>` every other entry is wholly free but one slot long, so each hole must be tried by any structure. Ten calls per state (10³ to 10⁶ entries blocked, to 10⁵ holed).".into()),
+        Block::Para("Deep backlogs: `earliest` on the adversarial states, where every call from the first tenth of the profile must cross 90 % of it for 64 of 128 ids. On `blocked-<n>` the first 90 % is one run of entries with too few ids free, which a search that skips by counts crosses in one descent; on `holes-<n>` every other entry is wholly free but one slot long, so each hole must be tried by every structure but one that knows the holes are shorter than the duration (`augtree`'s runs). Ten calls per state (10³ to 10⁶ entries blocked, to 10⁵ holed).".into()),
         growth_table(&counted, &names, "blocked", &[OpKind::Earliest]),
         growth_table(&counted, &names, "holes", &[OpKind::Earliest]),
         Block::Heading(2, "Memory per entry".into()),
@@ -401,6 +402,8 @@ pub fn render(files: &[BenchFile], out: &Path, command: &str, readme: Option<&Pa
             operation_section(op, &results, &names, out, &mut blocks)?;
         }
     }
+    let operations: Vec<&str> = groups().collect();
+    blocks.extend(super::before_after::section(files, &names, &operations));
     blocks.push(Block::Heading(2, "Result files".into()));
     let mut history: Vec<&BenchFile> = files.iter().collect();
     history.sort_by(|a, b| a.recorded.cmp(&b.recorded));

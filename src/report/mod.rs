@@ -3,6 +3,7 @@
 //! sentence saying what it shows and the command that regenerates it. Benchmark files
 //! make the performance report instead ([`bench`](mod@bench)).
 
+mod before_after;
 pub mod bench;
 mod coalloc;
 pub mod coreserve;
