@@ -1,7 +1,8 @@
 //! The performance report: benchmark files in, `index.md` and `index.html` out, with a
 //! log-log growth plot per operation, speed ratios against the fastest structure,
 //! growth exponents beside the theoretical ones, memory per entry, what the cost
-//! accounting adds, the machine, and the newest run beside the one before it.
+//! accounting adds, the machine, the resource sets, and the newest run beside the one
+//! before it.
 //! Optionally rewrites the README's summary.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -361,7 +362,9 @@ pub fn render(files: &[BenchFile], out: &Path, command: &str, readme: Option<&Pa
         bail!("no benchmark files")
     };
     fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    let counted: Vec<&BenchResult> = latest.results.iter().filter(|r| r.counted).collect();
+    // The structures' results; the resource sets' have a section of their own.
+    let counted: Vec<&BenchResult> =
+        latest.results.iter().filter(|r| r.counted && groups().any(|g| g == r.operation)).collect();
     let names = structures(&counted);
     let m = &latest.machine;
     let machine = format!(
@@ -402,6 +405,7 @@ pub fn render(files: &[BenchFile], out: &Path, command: &str, readme: Option<&Pa
             operation_section(op, &results, &names, out, &mut blocks)?;
         }
     }
+    blocks.extend(super::sets::section(latest));
     let operations: Vec<&str> = groups().collect();
     blocks.extend(super::before_after::section(files, &names, &operations));
     blocks.push(Block::Heading(2, "Result files".into()));

@@ -11,6 +11,7 @@ mod doc;
 mod plots;
 mod policies;
 pub mod rspb;
+mod sets;
 
 use std::fs;
 use std::path::{Path, PathBuf};
