@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use super::bench::geomean;
 use super::doc::Block;
 use crate::bench_file::{BenchFile, BenchResult};
 
@@ -19,11 +20,7 @@ fn index(file: &BenchFile) -> HashMap<(&str, &str, &str), &BenchResult> {
 
 /// The geometric mean of `after / before` over the pairs where both are positive.
 fn ratio(pairs: impl IntoIterator<Item = (f64, f64)>) -> Option<f64> {
-    let (sum, count) = pairs
-        .into_iter()
-        .filter(|&(before, after)| before > 0.0 && after > 0.0)
-        .fold((0.0, 0u32), |(s, c), (before, after)| (s + (after / before).ln(), c + 1));
-    (count > 0).then(|| (sum / f64::from(count)).exp())
+    geomean(pairs.into_iter().filter(|&(before, after)| before > 0.0 && after > 0.0).map(|(b, a)| a / b))
 }
 
 /// `×r`, or a dash where nothing was measured in both runs.

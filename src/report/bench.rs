@@ -85,7 +85,8 @@ fn caps_note() -> String {
     )
 }
 
-fn geomean(values: impl IntoIterator<Item = f64>) -> Option<f64> {
+/// The geometric mean of `values`; `None` for none.
+pub(super) fn geomean(values: impl IntoIterator<Item = f64>) -> Option<f64> {
     let (sum, count) = values.into_iter().fold((0.0, 0), |(s, c), v| (s + v.ln(), c + 1));
     (count > 0).then(|| (sum / f64::from(count)).exp())
 }
