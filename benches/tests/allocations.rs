@@ -1,7 +1,7 @@
 //! The availability profiles allocate nothing in steady state: once a pass of the
 //! benchmark calls has sized a tree's arena, the same calls again make no heap
 //! allocation, counted by an instrumented global allocator. Free sets of ids below
-//! `INLINE_IDS` are inline bitsets, and the trees reuse their vacant nodes.
+//! `INLINE_IDS` are inline bitsets, and the trees keep their arena's capacity.
 
 use std::alloc::System;
 use std::hint::black_box;

@@ -62,6 +62,15 @@ quickcheck! {
         }
     }
 
+    fn from_ids_takes_ids_in_any_order_with_repeats(ids: Vec<u8>, x: bool) -> bool {
+        let base = if x { INLINE_IDS - 48 } else { 0 };
+        let ids: Vec<u32> = ids.iter().map(|&id| base + u32::from(id % 96)).collect();
+        let set = RangeSet::from_ids(ids.iter().copied());
+        let model: BTreeSet<u32> = ids.iter().copied().collect();
+        is_canonical(&set) && set.iter().collect::<BTreeSet<_>>() == model
+            && set == RangeSet::from_ranges(ids.iter().map(|&id| (id, id + 1)))
+    }
+
     fn serde_round_trips(a: Vec<(u8, u8)>, x: bool) -> bool {
         let (set, _) = model_at(&a, x);
         let json = serde_json::to_string(&set).unwrap();

@@ -41,8 +41,10 @@ fn main() -> Result<()> {
             let region = Region::new(GLOBAL);
             let Ok(index) = state.build(kind) else { continue };
             let change = region.change();
-            let live = change.bytes_allocated as i128 - change.bytes_deallocated as i128
-                + change.bytes_reallocated as i128;
+            // stats_alloc already books a realloc's growth in `bytes_allocated` and its
+            // shrinkage in `bytes_deallocated`; `bytes_reallocated` is the same change
+            // again (runs up to 2026-11-25T15:42 added it, counting growth twice).
+            let live = change.bytes_allocated as i128 - change.bytes_deallocated as i128;
             let bytes = u64::try_from(live).unwrap_or(0);
             memory.push(Memory {
                 structure: kind.name().into(),

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::ops::Bound::{Excluded, Included, Unbounded};
 
-use super::tree::{Period, Tree};
+use super::tree::{primary, Period, Tree};
 use crate::{RangeSet, Time};
 
 #[derive(Debug, Clone)]
@@ -102,11 +102,23 @@ impl Runs {
         let new_keys = self.bounds.range((Excluded(first), Included(hi))).map(|(&t, _)| t);
         let keys: Vec<Time> =
             std::iter::once(first).chain(new_keys).filter(|&k| k < hi || !rest.contains_key(&hi)).collect();
+        // Each tree is built from its old periods, already in primary order, merged with
+        // the added ones, sorted once: no sort per tree.
+        let mut added = added.to_vec();
+        added.sort_unstable_by(primary);
         for k in keys {
             let (_, before) = old.range(..=k).next_back().expect("the first run is an old one");
             let kept = before.periods().iter().filter(|p| gone.binary_search(&(p.id, p.start)).is_err());
-            let new = added.iter().filter(|p| p.start <= k && p.end > k);
-            self.trees.insert(k, Tree::new(kept.chain(new).copied().collect()));
+            let mut new = added.iter().filter(|p| p.start <= k && p.end > k).peekable();
+            let mut periods = Vec::with_capacity(before.periods().len() + added.len());
+            for p in kept {
+                while let Some(q) = new.next_if(|q| primary(q, p).is_lt()) {
+                    periods.push(*q);
+                }
+                periods.push(*p);
+            }
+            periods.extend(new);
+            self.trees.insert(k, Tree::from_sorted(periods));
         }
         // A run that started where a boundary went is now part of the one before it.
         if rest.first_key_value().is_some_and(|(&k, _)| k == hi && !self.bounds.contains_key(&hi)) {

@@ -4,10 +4,11 @@
 //! end, with medians and sizes.
 //!
 //! Both dimensions are kept as a merge-sort tree: the primary leaves are one sorted
-//! array, a node is an index range of it split at its middle, and `by_end[d]` holds, for
-//! every node at depth `d`, that node's periods sorted by end. A node's median and size
-//! are read off its range, and its secondary tree is its range of `by_end[d]` split the
-//! same way, so both walks are coallocation-2d-trees' tree walks without a pointer per node.
+//! array, a node is an index range of it split at its middle, and level `d` of `by_end`
+//! holds, for every node at depth `d`, that node's periods sorted by end. A node's median
+//! and size are read off its range, and its secondary tree is its range of level `d`
+//! split the same way, so both walks are coallocation-2d-trees' tree walks without a
+//! pointer per node. The levels sit in one array, one allocation per tree.
 
 use crate::{RangeSet, ResourceId, Time};
 
@@ -59,8 +60,10 @@ impl Feasible<'_> {
     /// The servers of the feasible periods (the paper's in-order traversal of the subtrees
     /// marked in Phase 2), at most `limit` of them in the order they were marked.
     pub(crate) fn ids(&self, limit: u64) -> RangeSet {
-        let leaves = self.pieces.iter().flat_map(|&(d, lo, hi)| &self.tree.by_end[d][lo..hi]);
-        RangeSet::from_ids(leaves.take(usize::try_from(limit).unwrap_or(usize::MAX)).map(|&(_, id)| id))
+        let leaves = self.pieces.iter().flat_map(|&(d, lo, hi)| &self.tree.level(d)[lo..hi]);
+        RangeSet::from_ids(
+            leaves.take(usize::try_from(limit).unwrap_or(usize::MAX)).map(|&leaf| leaf as ResourceId),
+        )
     }
 }
 
@@ -69,8 +72,9 @@ impl Feasible<'_> {
 pub(crate) struct Tree {
     /// Primary leaves: descending start, ties by ascending id.
     by_start: Vec<Period>,
-    /// Secondary leaves per depth: `(end, id)`, each node's range sorted ascending.
-    by_end: Vec<Vec<(Time, ResourceId)>>,
+    /// Secondary leaves, level after level (`by_start.len()` each): `(end, id)`, each
+    /// node's range sorted ascending.
+    by_end: Vec<Leaf>,
     /// The servers of all periods held, for sweeps over the free space.
     free: RangeSet,
 }
@@ -94,14 +98,25 @@ pub(crate) fn attempt_bound(m: usize) -> u64 {
 impl Tree {
     /// The tree of `periods` (one slot's, each server at most once).
     pub(crate) fn new(mut periods: Vec<Period>) -> Self {
-        periods.sort_unstable_by(|a, b| b.start.cmp(&a.start).then(a.id.cmp(&b.id)));
+        periods.sort_unstable_by(primary);
+        Self::from_sorted(periods)
+    }
+
+    /// The tree of `periods`, already in primary order.
+    pub(crate) fn from_sorted(periods: Vec<Period>) -> Self {
         let m = periods.len();
-        let mut by_end = vec![vec![(0, 0); m]; levels(m) as usize];
+        let mut by_end = vec![0; m * levels(m) as usize];
         if m > 0 {
             fill(&periods, &mut by_end, Node { depth: 0, lo: 0, hi: m });
         }
         let free = RangeSet::from_ids(periods.iter().map(|p| p.id));
         Self { by_start: periods, by_end, free }
+    }
+
+    /// The secondary leaves of depth `d`.
+    fn level(&self, d: usize) -> &[Leaf] {
+        let m = self.by_start.len();
+        &self.by_end[d * m..(d + 1) * m]
     }
 
     /// The periods held, in primary order.
@@ -147,12 +162,12 @@ impl Tree {
     /// Phase 2 in one marked subtree's secondary tree: the pieces whose periods all end
     /// at or after `e`, stopping once `found` reaches `stop`.
     fn phase2(&self, u: Node, e: Time, stop: u64, found: &mut Feasible<'_>, visits: &mut Visits) {
-        let ends = &self.by_end[u.depth];
+        let ends = self.level(u.depth);
         let (mut lo, mut hi) = (u.lo, u.hi);
         while found.count < stop {
             visits.secondary += 1;
             if hi - lo == 1 {
-                if ends[lo].0 >= e {
+                if end_of(ends[lo]) >= e {
                     found.pieces.push((u.depth, lo, hi));
                     found.count += 1;
                 }
@@ -160,7 +175,7 @@ impl Tree {
             }
             let mid = (lo + hi) / 2;
             // The median: the latest end of the left half, no later than the right's.
-            if ends[mid - 1].0 >= e {
+            if end_of(ends[mid - 1]) >= e {
                 found.pieces.push((u.depth, mid, hi));
                 found.count += (hi - mid) as u64;
                 hi = mid;
@@ -202,8 +217,8 @@ impl Tree {
         {
             return Err(format!("primary leaves out of descending start order at {:?}, {:?}", w[0], w[1]));
         }
-        if self.by_end.len() as u64 != levels(p.len()) || self.by_end.iter().any(|l| l.len() != p.len()) {
-            return Err(format!("{} secondary levels for {} periods", self.by_end.len(), p.len()));
+        if self.by_end.len() as u64 != levels(p.len()) * p.len() as u64 {
+            return Err(format!("{} secondary leaves for {} periods", self.by_end.len(), p.len()));
         }
         if let Some(root) = self.root() {
             self.validate_node(root)?;
@@ -215,8 +230,8 @@ impl Tree {
     }
 
     fn validate_node(&self, u: Node) -> Result<(), String> {
-        let ends = &self.by_end[u.depth][u.lo..u.hi];
-        let mut own: Vec<_> = self.by_start[u.lo..u.hi].iter().map(|q| (q.end, q.id)).collect();
+        let ends = &self.level(u.depth)[u.lo..u.hi];
+        let mut own: Vec<_> = self.by_start[u.lo..u.hi].iter().map(leaf).collect();
         own.sort_unstable();
         if ends != own.as_slice() {
             return Err(format!("secondary tree of node {u:?} holds {ends:?}, its periods are {own:?}"));
@@ -230,18 +245,35 @@ impl Tree {
     }
 }
 
+/// A secondary leaf: a period's end and server, `(end, id)` ordered as one number so
+/// that the merges compare once.
+type Leaf = u128;
+
+fn leaf(p: &Period) -> Leaf {
+    (u128::from(p.end) << 32) | u128::from(p.id)
+}
+
+fn end_of(leaf: Leaf) -> Time {
+    (leaf >> 32) as Time
+}
+
+/// The primary order: descending start, ties by ascending id.
+pub(crate) fn primary(a: &Period, b: &Period) -> std::cmp::Ordering {
+    b.start.cmp(&a.start).then(a.id.cmp(&b.id))
+}
+
 /// Fills the secondary leaves of `u` and below by merging the children's.
-fn fill(periods: &[Period], by_end: &mut [Vec<(Time, ResourceId)>], u: Node) {
+fn fill(periods: &[Period], by_end: &mut [Leaf], u: Node) {
+    let m = periods.len();
     if u.hi - u.lo == 1 {
-        let q = periods[u.lo];
-        by_end[u.depth][u.lo] = (q.end, q.id);
+        by_end[u.depth * m + u.lo] = leaf(&periods[u.lo]);
         return;
     }
     let (left, right) = u.children();
     fill(periods, by_end, left);
     fill(periods, by_end, right);
-    let (upper, lower) = by_end.split_at_mut(u.depth + 1);
-    let (out, below) = (&mut upper[u.depth], &lower[0]);
+    let (upper, lower) = by_end.split_at_mut((u.depth + 1) * m);
+    let (out, below) = (&mut upper[u.depth * m..], &lower[..m]);
     let (mut i, mut j) = (left.lo, right.lo);
     for slot in &mut out[u.lo..u.hi] {
         let take_left = j == right.hi || (i < left.hi && below[i] <= below[j]);

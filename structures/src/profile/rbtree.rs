@@ -67,10 +67,14 @@ struct Node<S: Summary> {
 
 /// A red-black tree of entries threaded by a doubly linked list, each subtree summarised
 /// by `S`.
+///
+/// The arena is dense: slot 0 is the sentinel and slots `1..=count` the entries. A
+/// deleted node's slot takes the last node, so there are no vacant slots to keep. The
+/// arena grows by a quarter at a time rather than doubling, and gives memory back when
+/// `drop_before` leaves it less than half used.
 #[derive(Debug, Clone)]
 pub struct RbTree<S: Summary = ()> {
     nodes: Vec<Node<S>>,
-    vacant: Vec<u32>,
     root: u32,
     head: u32,
 }
@@ -239,15 +243,44 @@ impl<S: Summary> RbTree<S> {
     }
 
     fn alloc(&mut self, node: Node<S>) -> u32 {
-        match self.vacant.pop() {
-            Some(x) => {
-                self.nodes[x as usize] = node;
-                x
+        if self.nodes.len() == self.nodes.capacity() {
+            // Growth by a quarter: amortised O(1) like doubling, with less slack.
+            self.nodes.reserve_exact(self.nodes.len() / 4 + 4);
+        }
+        self.nodes.push(node);
+        (self.nodes.len() - 1) as u32
+    }
+
+    /// Frees `z`'s slot, which nothing links to any more, by moving the last node into
+    /// it and relinking that node's neighbours.
+    fn vacate(&mut self, z: u32) {
+        let last = (self.nodes.len() - 1) as u32;
+        if z != last {
+            // Everything that links to the last node is pointed at `z` first; then the
+            // last node moves there.
+            let node = self.n(last);
+            let (left, right, prev, next) = (node.left, node.right, node.prev, node.next);
+            self.replace_child(last, z);
+            for child in [left, right] {
+                if child != NIL {
+                    self.m(child).parent = z;
+                }
             }
-            None => {
-                self.nodes.push(node);
-                (self.nodes.len() - 1) as u32
-            }
+            self.chain(prev, z);
+            self.chain(z, next);
+        }
+        self.nodes.swap_remove(z as usize);
+    }
+
+    /// Makes `b` follow `a` in the list (`a` NIL: `b` is the head; `b` NIL: `a` is last).
+    fn chain(&mut self, a: u32, b: u32) {
+        if a == NIL {
+            self.head = b;
+        } else {
+            self.m(a).next = b;
+        }
+        if b != NIL {
+            self.m(b).prev = a;
         }
     }
 
@@ -280,14 +313,7 @@ impl<S: Summary> RbTree<S> {
 
     fn delete(&mut self, z: u32) {
         let (prev, next) = (self.n(z).prev, self.n(z).next);
-        if prev == NIL {
-            self.head = next;
-        } else {
-            self.m(prev).next = next;
-        }
-        if next != NIL {
-            self.m(next).prev = prev;
-        }
+        self.chain(prev, next);
 
         let mut removed_red = self.is_red(z);
         let x;
@@ -324,9 +350,8 @@ impl<S: Summary> RbTree<S> {
         if !removed_red {
             self.delete_fixup(x);
         }
-        self.nodes[z as usize] = Node::default();
-        self.vacant.push(z);
         self.m(NIL).parent = NIL;
+        self.vacate(z);
     }
 
     fn delete_fixup(&mut self, mut x: u32) {
@@ -414,7 +439,7 @@ impl<S: Summary> Store for RbTree<S> {
         S: 'a;
 
     fn with_first(key: Time, free: RangeSet) -> Self {
-        let mut tree = Self { nodes: vec![Node::default()], vacant: Vec::new(), root: NIL, head: NIL };
+        let mut tree = Self { nodes: vec![Node::default()], root: NIL, head: NIL };
         tree.insert(key, free);
         tree
     }
@@ -475,16 +500,8 @@ impl<S: Summary> Store for RbTree<S> {
         } else {
             self.m(parent).right = z;
         }
-        self.m(z).prev = pred;
-        self.m(z).next = succ;
-        if pred == NIL {
-            self.head = z;
-        } else {
-            self.m(pred).next = z;
-        }
-        if succ != NIL {
-            self.m(succ).prev = z;
-        }
+        self.chain(pred, z);
+        self.chain(z, succ);
         self.insert_fixup(z);
         if S::ACTIVE {
             // The sizes were counted on the way down; the summaries follow z up.
@@ -524,12 +541,20 @@ impl<S: Summary> Store for RbTree<S> {
     }
 
     fn drop_before(&mut self, t: Time) {
-        let keep = self.floor(t, &mut 0);
-        while self.head != keep {
+        // By key, not slot: a delete moves the last node to another slot.
+        let keep = self.n(self.floor(t, &mut 0)).key;
+        while self.n(self.head).key != keep {
             self.delete(self.head);
         }
         // The head is the minimum and `t` is below the next key, so order is kept.
+        let keep = self.head;
         self.m(keep).key = t;
+        // Memory goes back when time passes a backlog, not on every delete, so that
+        // updates that come and go around one size never reallocate.
+        let len = self.nodes.len();
+        if self.nodes.capacity() > 2 * len + 8 {
+            self.nodes.shrink_to(len + len / 4 + 4);
+        }
         if S::ACTIVE {
             self.resummarise(keep);
         }
@@ -546,8 +571,8 @@ impl<S: Summary> Store for RbTree<S> {
         self.check_subtree(self.root, None, None)?;
         let mut order = Vec::new();
         self.in_order(self.root, &mut order);
-        if order.len() + self.vacant.len() + 1 != self.nodes.len() {
-            return Err("nodes are leaked: neither in the tree nor vacant".into());
+        if order.len() + 1 != self.nodes.len() {
+            return Err("the arena holds nodes that are not in the tree".into());
         }
         let (mut at, mut prev) = (self.head, NIL);
         for &x in &order {

@@ -83,7 +83,21 @@ impl RangeSet {
 
     /// The set of the given ids.
     pub fn from_ids(ids: impl IntoIterator<Item = ResourceId>) -> Self {
-        Self::from_ranges(ids.into_iter().filter_map(|id| Some((id, id.checked_add(1)?))))
+        // Ids below `INLINE_IDS` go straight into the bitset, in any order: no list, no
+        // sort (idletrees builds a set per slot tree it rebuilds).
+        let mut words = Words::EMPTY;
+        let mut rest = Vec::new();
+        for id in ids {
+            if id < INLINE_IDS {
+                words.insert(id, id + 1);
+            } else if let Some(hi) = id.checked_add(1) {
+                rest.push((id, hi));
+            }
+        }
+        if rest.is_empty() {
+            return Self { repr: Repr::Words(words) };
+        }
+        Self::from_ranges(words.runs().chain(rest))
     }
 
     /// The canonical ranges, sorted and disjoint.

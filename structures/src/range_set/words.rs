@@ -70,7 +70,7 @@ impl Words {
     }
 
     /// Adds the ids `lo..hi` (`hi <= BITS`).
-    fn insert(&mut self, lo: u32, hi: u32) {
+    pub(super) fn insert(&mut self, lo: u32, hi: u32) {
         let mut i = lo;
         while i < hi {
             let (w, b) = ((i / 64) as usize, i % 64);
