@@ -269,8 +269,8 @@ impl Kind {
                 theory: Theory {
                     check: Bound { text: "O((log N)²) per attempt, N servers", exponent: 0.0 },
                     earliest: Bound { text: "O((log N)²) per attempt, N servers", exponent: 0.0 },
-                    allocate: Bound { text: "O(n N log N): rebuilds every run an open-ended period spans", exponent: 1.0 },
-                    release: Bound { text: "O(n N log N): rebuilds every run an open-ended period spans", exponent: 1.0 },
+                    allocate: Bound { text: "O(n N): merges into every run an open-ended period spans; a run's tree is filled, O(N log N), on its next search", exponent: 1.0 },
+                    release: Bound { text: "O(n N): merges into every run an open-ended period spans; a run's tree is filled, O(N log N), on its next search", exponent: 1.0 },
                     ..Theory::uniform("O(window runs)", 0.0)
                 },
                 cap: Some(Cap { entries: 20_000, why: "too slow to load" }),

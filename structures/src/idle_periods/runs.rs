@@ -14,6 +14,11 @@ pub(crate) struct Runs {
     trees: BTreeMap<Time, Tree>,
     /// How many periods start, or end before the end of time, at each time.
     bounds: BTreeMap<Time, u32>,
+    /// A tree's old periods after an update: the next tree's new ones go in here.
+    buffer: Vec<Period>,
+    /// Per server, the starts of the periods an update removes (`Time::MAX` for none);
+    /// kept between updates, all `Time::MAX`, so that it is not allocated per update.
+    gone: Vec<[Time; 2]>,
 }
 
 fn bounds_of(periods: &[Period]) -> BTreeMap<Time, u32> {
@@ -43,7 +48,7 @@ impl Runs {
         let bounds = bounds_of(periods);
         let trees =
             runs_of(now, periods, &bounds).into_iter().map(|(k, held)| (k, Tree::new(held))).collect();
-        Self { trees, bounds }
+        Self { trees, bounds, buffer: Vec::new(), gone: Vec::new() }
     }
 
     /// The tree of the slot holding `t` (at or after `now`).
@@ -79,7 +84,7 @@ impl Runs {
 
     /// Replaces `removed` by `added` (the servers' periods already changed) in the tree
     /// of every slot either overlaps, splitting and merging runs where boundaries come
-    /// and go. Each tree changed is rebuilt.
+    /// and go. A tree that stays is changed in place, its old periods' buffer reused.
     pub(crate) fn update(&mut self, now: Time, removed: &[Period], added: &[Period]) {
         self.count(removed, false);
         self.count(added, true);
@@ -92,39 +97,67 @@ impl Runs {
             lo if lo > now => *self.trees.range(..lo).next_back().expect("a run starts at now").0,
             _ => now,
         };
-        let mut old = self.trees.split_off(&first);
-        let mut rest = if hi < Time::MAX { old.split_off(&hi) } else { BTreeMap::new() };
-        // A sorted list, searched by halving: an update removes a few periods, and hashing
-        // each period of every rebuilt tree cost more than the search.
-        let mut gone: Vec<(u32, Time)> = removed.iter().map(|p| (p.id, p.start)).collect();
-        gone.sort_unstable();
-        // A boundary at `hi` that is new starts a run; one that was there keeps its tree.
-        let new_keys = self.bounds.range((Excluded(first), Included(hi))).map(|(&t, _)| t);
-        let keys: Vec<Time> =
-            std::iter::once(first).chain(new_keys).filter(|&k| k < hi || !rest.contains_key(&hi)).collect();
-        // Each tree is built from its old periods, already in primary order, merged with
-        // the added ones, sorted once: no sort per tree.
+        // Per server, the starts of its removed periods (a release merges at most two),
+        // looked up by id: most periods a changed tree holds are some server's.
+        let mut gone = std::mem::take(&mut self.gone);
+        for p in removed {
+            let id = p.id as usize;
+            if gone.len() <= id {
+                gone.resize(id + 1, [Time::MAX; 2]);
+            }
+            let starts = &mut gone[id];
+            starts[usize::from(starts[0] != Time::MAX)] = p.start;
+        }
+        // The added periods sorted once, merged into each tree's periods, which are in
+        // primary order already: no sort per tree.
         let mut added = added.to_vec();
         added.sort_unstable_by(primary);
-        for k in keys {
-            let (_, before) = old.range(..=k).next_back().expect("the first run is an old one");
-            let kept = before.periods().iter().filter(|p| gone.binary_search(&(p.id, p.start)).is_err());
+        let merge = |k: Time, old: &[Period], out: &mut Vec<Period>| {
+            let kept = old.iter().filter(|p| gone.get(p.id as usize).is_none_or(|g| !g.contains(&p.start)));
             let mut new = added.iter().filter(|p| p.start <= k && p.end > k).peekable();
-            let mut periods = Vec::with_capacity(before.periods().len() + added.len());
             for p in kept {
                 while let Some(q) = new.next_if(|q| primary(q, p).is_lt()) {
-                    periods.push(*q);
+                    out.push(*q);
                 }
-                periods.push(*p);
+                out.push(*p);
             }
-            periods.extend(new);
-            self.trees.insert(k, Tree::from_sorted(periods));
-        }
+            out.extend(new);
+        };
+        // A boundary that is new starts a run, made from the old run holding it (no
+        // change reaches past `hi`, so a run at `hi` that was there stays as it is).
+        let fresh: Vec<(Time, Tree)> = self
+            .bounds
+            .range((Excluded(first), Included(hi)))
+            .filter(|&(k, _)| !self.trees.contains_key(k))
+            .map(|(&k, _)| {
+                let (_, old) = self.trees.range(..k).next_back().expect("a run starts at now");
+                let mut periods = Vec::with_capacity(old.periods().len() + added.len());
+                merge(k, old.periods(), &mut periods);
+                (k, Tree::from_sorted(periods))
+            })
+            .collect();
         // A run that started where a boundary went is now part of the one before it.
-        if rest.first_key_value().is_some_and(|(&k, _)| k == hi && !self.bounds.contains_key(&hi)) {
-            rest.pop_first();
+        let went: Vec<Time> = self
+            .trees
+            .range((Excluded(first), Included(hi)))
+            .map(|(&k, _)| k)
+            .filter(|k| !self.bounds.contains_key(k))
+            .collect();
+        for k in went {
+            self.trees.remove(&k);
         }
-        self.trees.append(&mut rest);
+        let mut buffer = std::mem::take(&mut self.buffer);
+        for (&k, tree) in self.trees.range_mut(first..hi) {
+            buffer.clear();
+            merge(k, tree.periods(), &mut buffer);
+            tree.replace(&mut buffer);
+        }
+        self.buffer = buffer;
+        self.trees.extend(fresh);
+        for p in removed {
+            gone[p.id as usize] = [Time::MAX; 2];
+        }
+        self.gone = gone;
     }
 
     /// Moves the first run to `now`, dropping the trees of the slots before it; `ended`

@@ -9,6 +9,14 @@
 //! and size are read off its range, and its secondary tree is its range of level `d`
 //! split the same way, so both walks are coallocation-2d-trees' tree walks without a
 //! pointer per node. The levels sit in one array, one allocation per tree.
+//!
+//! The secondary leaves and the free set are built when first read, not when the tree's
+//! periods change: an update changes the tree of every run its periods overlap, and an
+//! open-ended period overlaps every run to the end of time, while a search reads one run
+//! (`check`) or the first few (`earliest`). So most trees would be filled and dropped
+//! unread.
+
+use std::sync::OnceLock;
 
 use crate::{RangeSet, ResourceId, Time};
 
@@ -73,10 +81,11 @@ pub(crate) struct Tree {
     /// Primary leaves: descending start, ties by ascending id.
     by_start: Vec<Period>,
     /// Secondary leaves, level after level (`by_start.len()` each): `(end, id)`, each
-    /// node's range sorted ascending.
-    by_end: Vec<Leaf>,
-    /// The servers of all periods held, for sweeps over the free space.
-    free: RangeSet,
+    /// node's range sorted ascending; filled on the first search.
+    by_end: OnceLock<Vec<Leaf>>,
+    /// The servers of all periods held, for sweeps over the free space; made on the
+    /// first sweep.
+    free: OnceLock<RangeSet>,
 }
 
 /// Levels of a tree of `m` leaves split at the middle: `ceil(log2 m) + 1`, 0 when empty.
@@ -104,19 +113,33 @@ impl Tree {
 
     /// The tree of `periods`, already in primary order.
     pub(crate) fn from_sorted(periods: Vec<Period>) -> Self {
-        let m = periods.len();
-        let mut by_end = vec![0; m * levels(m) as usize];
-        if m > 0 {
-            fill(&periods, &mut by_end, Node { depth: 0, lo: 0, hi: m });
-        }
-        let free = RangeSet::from_ids(periods.iter().map(|p| p.id));
-        Self { by_start: periods, by_end, free }
+        Self { by_start: periods, by_end: OnceLock::new(), free: OnceLock::new() }
+    }
+
+    /// Makes `periods` (in primary order) the tree's, handing back the old ones in
+    /// `periods`: the caller reuses the buffer.
+    pub(crate) fn replace(&mut self, periods: &mut Vec<Period>) {
+        std::mem::swap(&mut self.by_start, periods);
+        self.by_end = OnceLock::new();
+        self.free = OnceLock::new();
+    }
+
+    /// Every secondary leaf, filled now if no search has read them yet.
+    fn ends(&self) -> &[Leaf] {
+        self.by_end.get_or_init(|| {
+            let m = self.by_start.len();
+            let mut by_end = vec![0; m * levels(m) as usize];
+            if m > 0 {
+                fill(&self.by_start, &mut by_end, Node { depth: 0, lo: 0, hi: m });
+            }
+            by_end
+        })
     }
 
     /// The secondary leaves of depth `d`.
     fn level(&self, d: usize) -> &[Leaf] {
         let m = self.by_start.len();
-        &self.by_end[d * m..(d + 1) * m]
+        &self.ends()[d * m..(d + 1) * m]
     }
 
     /// The periods held, in primary order.
@@ -126,7 +149,7 @@ impl Tree {
 
     /// The servers idle throughout the slot's run.
     pub(crate) fn free(&self) -> &RangeSet {
-        &self.free
+        self.free.get_or_init(|| RangeSet::from_ids(self.by_start.iter().map(|p| p.id)))
     }
 
     fn root(&self) -> Option<Node> {
@@ -217,14 +240,19 @@ impl Tree {
         {
             return Err(format!("primary leaves out of descending start order at {:?}, {:?}", w[0], w[1]));
         }
-        if self.by_end.len() as u64 != levels(p.len()) * p.len() as u64 {
-            return Err(format!("{} secondary leaves for {} periods", self.by_end.len(), p.len()));
+        // Secondary leaves not filled yet have nothing to check: they are filled from
+        // the primary leaves checked here.
+        if let Some(ends) = self.by_end.get() {
+            if ends.len() as u64 != levels(p.len()) * p.len() as u64 {
+                return Err(format!("{} secondary leaves for {} periods", ends.len(), p.len()));
+            }
+            if let Some(root) = self.root() {
+                self.validate_node(root)?;
+            }
         }
-        if let Some(root) = self.root() {
-            self.validate_node(root)?;
-        }
-        if self.free != RangeSet::from_ids(p.iter().map(|q| q.id)) || self.free.count() != p.len() as u64 {
-            return Err(format!("free set {} for periods {p:?} (one per server)", self.free));
+        let servers = RangeSet::from_ids(p.iter().map(|q| q.id));
+        if servers.count() != p.len() as u64 || self.free.get().is_some_and(|free| *free != servers) {
+            return Err(format!("free set {:?} for periods {p:?} (one per server)", self.free.get()));
         }
         Ok(())
     }
