@@ -91,62 +91,6 @@ impl Runs {
             self.first_blocker[i]
         }
     }
-
-    /// Appends one entry with `free` free ids at `key` to this stretch, in place.
-    fn push(&mut self, key: Time, free: u32) {
-        if !self.filled {
-            *self = Self::entry(key, free);
-            return;
-        }
-        let entry = Self::top_of(free);
-        let (own_top, top) = (usize::from(self.top), self.top.max(entry));
-        for i in 0..usize::from(top) {
-            let bit = 1 << i;
-            let (blocked, entry_blocked) = (self.blocked & bit != 0, i >= usize::from(entry));
-            let first_blocker = if i >= own_top { self.first } else { self.first_blocker[i] };
-            // The run open at the end starts here, or at the new entry.
-            let tail = if self.ends_blocked & bit != 0 { key } else { self.open[i] };
-            self.first_blocker[i] = match (blocked, entry_blocked) {
-                (true, _) => first_blocker,
-                (false, true) => key,
-                (false, false) => 0,
-            };
-            if blocked && entry_blocked {
-                self.best[i] = self.best[i].max(key - tail);
-            }
-            self.open[i] = if entry_blocked { 0 } else { tail };
-        }
-        self.blocked |= from_level(entry);
-        self.ends_blocked = from_level(entry);
-        (self.top, self.last) = (top, key);
-    }
-
-    /// Appends the stretch `then` to this one, in place.
-    fn append(&mut self, then: &Self) {
-        if !then.filled {
-            return;
-        }
-        if !self.filled {
-            *self = *then;
-            return;
-        }
-        let (own_top, top) = (usize::from(self.top), self.top.max(then.top));
-        for i in 0..usize::from(top) {
-            let bit = 1 << i;
-            let (blocked, then_blocked) = (self.blocked & bit != 0, then.blocked & bit != 0);
-            let first_blocker = if i >= own_top { self.first } else { self.first_blocker[i] };
-            let then_first_blocker = then.first_blocker(i);
-            // The run open where this stretch ends starts in it, or at `then`'s first entry.
-            let tail = if self.ends_blocked & bit != 0 { then.first } else { self.open[i] };
-            self.first_blocker[i] = if blocked { first_blocker } else { then_first_blocker };
-            let across = if blocked && then_blocked { then_first_blocker - tail } else { 0 };
-            self.best[i] = self.best[i].max(then.best[i]).max(across);
-            self.open[i] = if then_blocked { then.open[i] } else { tail };
-        }
-        self.blocked |= then.blocked;
-        self.ends_blocked = then.ends_blocked;
-        (self.top, self.last) = (top, then.last);
-    }
 }
 
 impl Summary for Runs {
@@ -159,11 +103,63 @@ impl Summary for Runs {
         u32::try_from(free.count()).unwrap_or(u32::MAX)
     }
 
+    /// The stretch `left`, then one entry with `own` free ids at `key`, then `right`,
+    /// level by level in one pass. Joins are the tree's upkeep on every change, so the
+    /// result is built directly, not as a copy of `left` with the entry and `right`
+    /// appended in two more passes (17 to 19 % of augtree's replays, `ci/side-by-side`).
     fn join(key: Time, own: u32, left: &Self, right: &Self) -> Self {
-        let mut runs = *left;
-        runs.push(key, own);
-        runs.append(right);
-        runs
+        let entry_top = Self::top_of(own);
+        let tops = [left, right].map(|part| if part.filled { part.top } else { 0 });
+        let top = entry_top.max(tops[0]).max(tops[1]);
+        let mut out = Self {
+            filled: true,
+            top,
+            blocked: left.blocked | from_level(entry_top) | right.blocked,
+            ends_blocked: if right.filled { right.ends_blocked } else { from_level(entry_top) },
+            first: if left.filled { left.first } else { key },
+            last: if right.filled { right.last } else { key },
+            ..Self::default()
+        };
+        for i in 0..usize::from(top) {
+            let bit = 1 << i;
+            let entry_blocked = i >= usize::from(entry_top);
+            // `left` and the entry: is it blocked, its first blocker, longest inner run,
+            // and the start of the run open at its end (the entry ends it).
+            let (mut blocked, mut first_blocker, mut best, mut open) =
+                (entry_blocked, if entry_blocked { key } else { 0 }, 0, if entry_blocked { 0 } else { key });
+            if left.filled {
+                let left_blocked = left.blocked & bit != 0;
+                // The run open where `left` ends starts in it, or at the entry.
+                let tail = if left.ends_blocked & bit != 0 { key } else { left.open[i] };
+                if left_blocked {
+                    first_blocker = left.first_blocker(i);
+                }
+                best = left.best[i];
+                if left_blocked && entry_blocked {
+                    best = best.max(key - tail);
+                }
+                open = if entry_blocked { 0 } else { tail };
+                blocked |= left_blocked;
+            }
+            if right.filled {
+                let right_blocked = right.blocked & bit != 0;
+                let right_first_blocker = right.first_blocker(i);
+                // The run open after the entry starts before it, or at `right`'s first.
+                let tail = if entry_blocked { right.first } else { open };
+                if !blocked {
+                    first_blocker = right_first_blocker;
+                }
+                if blocked && right_blocked {
+                    best = best.max(right_first_blocker - tail);
+                }
+                best = best.max(right.best[i]);
+                open = if right_blocked { right.open[i] } else { tail };
+            }
+            out.first_blocker[i] = first_blocker;
+            out.best[i] = best;
+            out.open[i] = open;
+        }
+        out
     }
 
     fn seek(tree: &RbTree<Self>, t: Time, n: u64, duration: Time, steps: &mut u64) -> Option<Time> {
