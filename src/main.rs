@@ -1,11 +1,23 @@
 //! The `resbench` command line.
 
-mod campaign_command;
-mod coreserve_command;
-mod coreserve_service_command;
-mod external_command;
-mod replay_command;
-mod rspb_command;
+/// `println!` that hands a closed stdout back as an error instead of panicking, so that
+/// `main` can end quietly when a reader such as `head` has gone.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
+/// `print!` as [`outln!`] is `println!`.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
+mod commands;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -13,10 +25,13 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
-use resbench::bench_file::{is_bench_file, BenchFile};
-use resbench::rspb::results::{is_rspb_file, ResultsFile};
-use resbench::run_file::RunFile;
-use resbench::{command_line, ops_stream, report};
+use external::ops_stream;
+use reporting::bench_file::{is_bench_file, BenchFile};
+use reporting::report;
+use reporting::run_file::RunFile;
+use scheduling::rspb::results::{is_rspb_file, ResultsFile};
+
+use crate::commands::command_line;
 use structures::Config;
 
 #[derive(Parser)]
@@ -30,15 +45,15 @@ struct Cli {
 enum Command {
     /// Replay a trace (or a synthetic workload) with conservative backfilling on one or
     /// every structure, and report the work done.
-    Replay(Box<replay_command::Args>),
+    Replay(Box<commands::replay::Args>),
     /// Run the reservation schedulers of rspb-priorities-benefit-functions (RB, RSPB,
     /// Co-RSPB, Co-RSBF, Co-RSBFR) on the thesis's workloads and print their measures.
-    Rspb(Box<rspb_command::Args>),
+    Rspb(Box<commands::rspb::Args>),
     /// Co-reservation across resource managers (calendar-token-reservation): the
     /// protocol under the deterministic simulator.
     Coreserve {
         #[command(subcommand)]
-        action: coreserve_command::Action,
+        action: commands::coreserve::Action,
     },
     /// Turn run files (or benchmark files) into `index.md` and `index.html` with SVG plots.
     Report {
@@ -55,19 +70,19 @@ enum Command {
     },
     /// Check a structure of your own, run as a child process speaking the external
     /// protocol (docs/external-protocol.md), against the oracle.
-    Verify(Box<external_command::VerifyArgs>),
+    Verify(Box<commands::external::VerifyArgs>),
     /// Time a structure of your own (a child process speaking the external protocol) on
     /// the same op streams as every built-in structure.
-    Bench(Box<external_command::BenchArgs>),
+    Bench(Box<commands::external::BenchArgs>),
     /// Record counted fuzz runs and add them up per structure (used by `ci/fuzz-campaign`).
     Campaign {
         #[command(subcommand)]
-        action: campaign_command::Action,
+        action: commands::campaign::Action,
     },
     /// Apply a JSON-lines op stream from stdin; write one JSON outcome per line.
     Ops {
         /// The structure to drive.
-        #[arg(long, value_parser = replay_command::structure_values(("oracle", "the brute-force reference")))]
+        #[arg(long, value_parser = commands::replay::structure_values(("oracle", "the brute-force reference")))]
         structure: String,
         /// Number of resources.
         #[arg(long)]
@@ -89,7 +104,7 @@ fn is_benchmarks(path: &Path) -> bool {
 
 /// Whether `path` is a JSON file of the kind `kind` recognises.
 fn is_kind(path: &Path, kind: fn(&serde_json::Value) -> bool) -> bool {
-    resbench::limits::read_file(path)
+    traces::limits::read_file(path)
         .ok()
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
         .is_some_and(|value| kind(&value))
@@ -98,6 +113,8 @@ fn is_kind(path: &Path, kind: fn(&serde_json::Value) -> bool) -> bool {
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader went away (`resbench … | head`): what it read was all it wanted.
+        Err(e) if closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
@@ -105,14 +122,19 @@ fn main() -> ExitCode {
     }
 }
 
+/// Whether `e` comes from writing to a pipe whose reader has gone.
+fn closed_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe))
+}
+
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Replay(args) => replay_command::run(&args),
-        Command::Rspb(args) => rspb_command::run_command(&args),
-        Command::Verify(args) => external_command::run_verify(&args),
-        Command::Bench(args) => external_command::run_bench(&args),
-        Command::Campaign { action } => campaign_command::run(action),
-        Command::Coreserve { action } => coreserve_command::run(&action),
+        Command::Replay(args) => commands::replay::run(&args),
+        Command::Rspb(args) => commands::rspb::run_command(&args),
+        Command::Verify(args) => commands::external::run_verify(&args),
+        Command::Bench(args) => commands::external::run_bench(&args),
+        Command::Campaign { action } => commands::campaign::run(action),
+        Command::Coreserve { action } => commands::coreserve::run(&action),
         Command::Report { runs, out, readme } => {
             let benchmarks = runs.iter().filter(|path| is_benchmarks(path)).count();
             let rspb = runs.iter().filter(|path| is_kind(path, is_rspb_file)).count();
@@ -136,7 +158,7 @@ fn run(cli: Cli) -> Result<()> {
                     runs.len()
                 );
             };
-            println!("wrote {}", page.display());
+            outln!("wrote {}", page.display())?;
             Ok(())
         }
         Command::Ops { structure, capacity, slot, horizon } => {

@@ -23,7 +23,7 @@ fn help_lists_every_registered_structure_with_its_description() {
     for command in ["replay", "ops"] {
         let (ok, out, err) = resbench(&[command, "--help"]);
         assert!(ok, "{err}");
-        for kind in structures::Kind::ALL {
+        for &kind in structures::Kind::ALL {
             let (name, description) = (format!("- {}:", kind.name()), kind.spec().description);
             let listed = out.lines().any(|l| l.trim_start().starts_with(&name) && l.ends_with(description));
             assert!(listed, "`resbench {command} --help` does not list {name} {description:?}:\n{out}");
@@ -37,7 +37,7 @@ fn help_lists_every_registered_structure_with_its_description() {
 fn help_lists_every_policy_and_a_policy_parameter_is_refused_elsewhere() {
     let (ok, out, err) = resbench(&["replay", "--help"]);
     assert!(ok, "{err}");
-    for policy in resbench::policy::PolicyKind::ALL {
+    for &policy in scheduling::policy::PolicyKind::ALL {
         let (name, description) = (format!("- {}:", policy.name()), policy.spec().description);
         let listed = out.lines().any(|l| l.trim_start().starts_with(&name) && l.ends_with(description));
         assert!(listed, "`resbench replay --help` does not list {name} {description:?}:\n{out}");
@@ -156,7 +156,7 @@ fn a_synthetic_workload_with_reservations_writes_one_run_file_per_structure() {
     assert!(ok, "{err}");
     assert!(out.contains("advance reservations: "), "{out}");
     assert!(out.contains("divergences: 0"), "{out}");
-    for kind in structures::Kind::ALL {
+    for &kind in structures::Kind::ALL {
         let path = dir.join(format!("synthetic.ar0.3.{kind}.json"));
         let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(json["schema"], 1, "{}", path.display());
@@ -279,9 +279,7 @@ fn bench_external_prints_the_adapter_beside_every_built_in_structure() {
     assert!(ok, "{err}");
     assert!(out.contains("one machine's wall time"), "{out}");
     let header = out.lines().find(|l| l.starts_with("stream")).unwrap();
-    for word in
-        structures::Kind::ALL.map(structures::Kind::name).iter().chain(&["external", "overhead", "net"])
-    {
+    for word in structures::Kind::ALL.iter().map(|k| k.name()).chain(["external", "overhead", "net"]) {
         assert!(header.contains(word), "{word} missing:\n{out}");
     }
     assert!(

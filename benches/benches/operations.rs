@@ -15,7 +15,7 @@ use benches::queries::{calls, check_answers, deep_calls, Calls};
 use benches::{replays, states};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use oracle::{apply, OpKind};
-use resbench::bench_file::REPLAY;
+use reporting::bench_file::REPLAY;
 use structures::{AvailabilityIndex, Kind};
 
 /// Calls per measured operation and state.
@@ -68,7 +68,7 @@ fn operations(c: &mut Criterion) {
             continue;
         }
         let mut indexes = Vec::new();
-        for kind in Kind::ALL {
+        for &kind in Kind::ALL {
             match state.build(kind) {
                 Ok(index) => indexes.push(index),
                 Err(why) => println!("{kind} on {} skipped: {why}", state.name),
@@ -79,7 +79,7 @@ fn operations(c: &mut Criterion) {
     let mut deep = Vec::new();
     for state in states::deep() {
         if benchmarking() || state.entries <= TEST_ENTRIES {
-            let indexes = Kind::ALL.into_iter().filter_map(|kind| state.build(kind).ok()).collect();
+            let indexes = Kind::ALL.iter().copied().filter_map(|kind| state.build(kind).ok()).collect();
             deep.push((state, indexes));
         }
     }
@@ -109,7 +109,7 @@ fn whole_replays(c: &mut Criterion) {
     group.sample_size(10);
     for input in replays::all() {
         group.throughput(Throughput::Elements(input.workload.requests.len() as u64));
-        for kind in Kind::ALL {
+        for &kind in Kind::ALL {
             if let Err(why) = input.run(kind) {
                 panic!("{why}");
             }

@@ -30,7 +30,7 @@ pub fn plan(op: OpKind) -> Vec<Case> {
     STATES
         .iter()
         .filter(|(_, ops)| ops.contains(&op))
-        .flat_map(|&(state, _)| Kind::ALL.map(|kind| Case { kind, state, op }))
+        .flat_map(|&(state, _)| Kind::ALL.iter().map(|&kind| Case { kind, state, op }))
         .collect()
 }
 

@@ -1,4 +1,4 @@
-//! Collecting one benchmark run into a [`BenchFile`](resbench::bench_file::BenchFile):
+//! Collecting one benchmark run into a [`BenchFile`](reporting::bench_file::BenchFile):
 //! criterion's medians, gungraun's instruction counts, the work suite's visited and
 //! worst cases, and the machine.
 
@@ -6,7 +6,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use resbench::bench_file::{BenchResult, Machine, REPLAY};
+use reporting::bench_file::{BenchResult, Machine, REPLAY};
 use serde_json::Value;
 
 use crate::gate::Instructions;
@@ -113,7 +113,7 @@ pub fn machine() -> Machine {
 /// `git describe --always --dirty` of the working tree, else the build's revision.
 pub fn revision() -> String {
     output("git", &["describe", "--always", "--dirty", "--abbrev=12"])
-        .unwrap_or_else(|| resbench::GIT_REVISION.chars().take(12).collect())
+        .unwrap_or_else(|| reporting::GIT_REVISION.chars().take(12).collect())
 }
 
 fn output(program: &str, args: &[&str]) -> Option<String> {

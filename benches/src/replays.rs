@@ -3,11 +3,11 @@
 //! verified reference structure (the oracle beside it) produces as the expected answer.
 //! Built `uncounted`, the tree runs without the oracle, whose driver compares costs.
 
-use resbench::replay::{horizon_for, replay, Options, Placement, ReplayConfig, Silent};
-use resbench::swf;
-use resbench::workload::{workload, Workload};
-use resbench::{BUNDLED_NAME, BUNDLED_TRACE};
+use scheduling::replay::{horizon_for, replay, Options, Placement, ReplayConfig, Silent};
 use structures::{Config, Kind, Time, COUNTING};
+use traces::swf;
+use traces::workload::{workload, Workload};
+use traces::{BUNDLED_NAME, BUNDLED_TRACE};
 
 use crate::states::{read_shared, SHARED};
 

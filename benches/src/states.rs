@@ -3,12 +3,12 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use resbench::replay::{final_state, horizon_for, Mode, Options};
-use resbench::swf;
-use resbench::workload::{declared_capacity, workload};
-use resbench::{BUNDLED_NAME, BUNDLED_TRACE};
+use scheduling::replay::{final_state, horizon_for, Mode, Options};
 use std::path::{Path, PathBuf};
 use structures::{AvailabilityIndex, Config, Kind, RangeSet, Time, TimeFrame};
+use traces::swf;
+use traces::workload::{declared_capacity, workload};
+use traces::{BUNDLED_NAME, BUNDLED_TRACE};
 
 /// Every state runs with one-minute slots, so the slotted structures take part.
 pub const SLOT: Time = 60;

@@ -8,7 +8,7 @@ use benches::gate::Instructions;
 use benches::record::{annotate, criterion, machine};
 use benches::work::Work;
 use oracle::OpKind;
-use resbench::bench_file::REPLAY;
+use reporting::bench_file::REPLAY;
 
 fn result(dir: &Path, group: &str, function: &str, value: &str, elements: u64, median: f64) {
     let folder = dir.join(group.replace('/', "_")).join(function).join(value).join("new");

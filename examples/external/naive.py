@@ -6,7 +6,7 @@ Run it with `resbench verify --external 'python3 examples/external/naive.py'`.
 The state is a list of busy rectangles (a slot-aligned window and a set of ids, kept as a
 Python int used as a bit mask), sorted by start. Ids busy at one instant are held by one
 rectangle only, so the busy ids over a window are the OR of the rectangles meeting it.
-Every answer is computed from the definitions in resbench's README, with the same
+Every answer is computed from the definitions in resbench's docs/structures.md, with the same
 argument checks in the same order; refusals carry the full error, so resbench compares
 their details too. Python's standard library only.
 """

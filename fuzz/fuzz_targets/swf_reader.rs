@@ -3,4 +3,4 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| resbench::swf::fuzz(data));
+fuzz_target!(|data: &[u8]| traces::swf::fuzz(data));

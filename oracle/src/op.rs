@@ -1,7 +1,6 @@
 //! The op vocabulary: one value per trait operation, its kind, and its outcome. Tests,
 //! fuzz targets, replays, benchmarks and the `resbench ops` stream all speak it.
 
-use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
@@ -11,7 +10,9 @@ use structures::{AvailabilityIndex, Error, RangeSet, Time, TimeFrame};
 /// and how replays, run files and benchmarks name one. Serialised as [`OpKind::name`],
 /// the same spelling as an op's `"op"` tag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(strum::Display, strum::IntoStaticStr, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum OpKind {
     /// [`AvailabilityIndex::check`].
     Check,
@@ -33,11 +34,8 @@ pub enum OpKind {
 
 impl OpKind {
     /// Every operation, in the trait's order: the measured ones, then the two that build
-    /// and move a state.
-    pub const ALL: [OpKind; 8] = {
-        let m = OpKind::MEASURED;
-        [m[0], m[1], m[2], m[3], m[4], m[5], OpKind::LoadFrames, OpKind::Advance]
-    };
+    /// and move a state (the enum's).
+    pub const ALL: &'static [OpKind] = <OpKind as strum::VariantArray>::VARIANTS;
 
     /// The operations the benchmarks measure one by one, in the order reports list them;
     /// `load_frames` builds their states and `advance` only moves the present.
@@ -52,23 +50,7 @@ impl OpKind {
 
     /// The name as an op's JSON tag, run files and benchmark IDs spell it.
     pub fn name(self) -> &'static str {
-        match self {
-            OpKind::Check => "check",
-            OpKind::Earliest => "earliest",
-            OpKind::Allocate => "allocate",
-            OpKind::Release => "release",
-            OpKind::FreeFrames => "free_frames",
-            OpKind::Options => "options",
-            OpKind::LoadFrames => "load_frames",
-            OpKind::Advance => "advance",
-        }
-    }
-}
-
-/// The [`name`](OpKind::name), padded to any width asked for.
-impl fmt::Display for OpKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.name())
+        self.into()
     }
 }
 
@@ -80,7 +62,7 @@ impl FromStr for OpKind {
     /// # Errors
     /// An unknown name, listing the known ones.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        structures::registry::by_name(&OpKind::ALL, OpKind::name, "operation", s)
+        structures::registry::by_name(OpKind::ALL, OpKind::name, "operation", s)
     }
 }
 

@@ -161,3 +161,20 @@ fn a_divergence_prints_a_reproducer() {
     assert!(text.starts_with("faulty diverged from the oracle: AnswersDiffer"), "{text}");
     assert!(text.contains(r#"{"op":"check","start":0,"end":5,"n":1}"#), "{text}");
 }
+
+/// A fuzz case that names no structures runs on every registered one, so a new structure
+/// is fuzzed without an entry anywhere.
+#[test]
+fn a_fuzz_case_naming_no_structures_runs_on_every_one() {
+    if std::env::var_os(oracle::campaign::STRUCTURES_VAR).is_some() {
+        return; // a campaign's own choice of structures overrides the case's
+    }
+    let scenario = oracle::Scenario { capacity: 4, config: structures::Config { slot: 1, horizon: None } };
+    let case = oracle::campaign::Case {
+        scenario,
+        swarm: oracle::generate::Swarm::ALL,
+        structures: None,
+        ops: Vec::new(),
+    };
+    assert_eq!(oracle::campaign::kinds(&case), structures::Kind::ALL);
+}

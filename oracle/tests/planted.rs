@@ -53,7 +53,7 @@ fn report(fault: Fault, divergence: &Divergence) {
 
 #[test]
 fn without_a_fault_the_same_cases_run_clean() {
-    for kind in Kind::ALL {
+    for &kind in Kind::ALL {
         assert!(first_divergence(kind, None, 300).is_none(), "{kind}");
     }
 }
@@ -61,7 +61,7 @@ fn without_a_fault_the_same_cases_run_clean() {
 #[test]
 fn every_planted_fault_is_caught_on_every_structure() {
     for fault in [Fault::EndRoundedDown, Fault::HorizonExclusive] {
-        for kind in Kind::ALL {
+        for &kind in Kind::ALL {
             let divergence = first_divergence(kind, Some(fault), 300)
                 .unwrap_or_else(|| panic!("{kind}: the planted {fault:?} went unnoticed"));
             report(fault, &divergence);

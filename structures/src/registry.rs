@@ -1,8 +1,8 @@
 //! Every structure's facts in one place: [`Kind::spec`]. The command line, the replays,
 //! the reports, the benchmarks and the fuzz targets read a structure's name, units,
 //! theory, caps and source from here and nowhere else. Adding a structure means one
-//! module, one [`Kind`] variant and one arm of [`Kind::spec`] (see the README's
-//! checklist).
+//! module, one [`Kind`] variant and one arm of [`Kind::spec`] (see `docs/adding-a-structure.md`,
+//! its checklist).
 
 use std::fmt;
 use std::str::FromStr;
@@ -15,26 +15,38 @@ use crate::{
     IntervalSkipList, RbTreeProfile, SegmentTree, Shell, SlottedArray, SortedListProfile,
 };
 
-/// One kind of structure.
+/// One kind of structure. Its name (the command line's, run files' and reports') is the
+/// `strum` attribute at its variant; the list of all kinds, `Display`, the name and serde
+/// are derived from the enum, so no kind can be left out of [`Kind::ALL`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(strum::Display, strum::IntoStaticStr, strum::VariantArray)]
 pub enum Kind {
     /// [`RbTreeProfile`].
+    #[strum(serialize = "rbtree")]
     RbTree,
     /// [`SortedListProfile`].
+    #[strum(serialize = "list")]
     SortedList,
     /// [`BTreeProfile`].
+    #[strum(serialize = "btree")]
     BTree,
     /// [`SlottedArray`].
+    #[strum(serialize = "slotted")]
     SlottedArray,
     /// [`SegmentTree`].
+    #[strum(serialize = "segtree")]
     SegmentTree,
     /// [`CalendarQueue`].
+    #[strum(serialize = "calendar")]
     CalendarQueue,
     /// [`IdlePeriodTrees`].
+    #[strum(serialize = "idletrees")]
     IdleTrees,
     /// [`IntervalSkipList`].
+    #[strum(serialize = "skiplist")]
     SkipList,
     /// [`AugTreeProfile`].
+    #[strum(serialize = "augtree")]
     AugTree,
 }
 
@@ -118,8 +130,6 @@ pub struct Cap {
 /// Everything resbench knows about one structure.
 #[derive(Debug, Clone, Copy)]
 pub struct Spec {
-    /// The name the command line, run files and reports use.
-    pub name: &'static str,
     /// One line: what it is.
     pub description: &'static str,
     /// A new index of this structure, all resources free from time 0.
@@ -157,18 +167,8 @@ const PROFILE_READING: &str = "Its unit is profile entries and its worst case rb
 const PROFILE_SOURCE: Source = Source { paper: "rbtree-availability-profile", section: Some("III") };
 
 impl Kind {
-    /// Every structure, in the order tables list them.
-    pub const ALL: [Kind; 9] = [
-        Kind::RbTree,
-        Kind::SortedList,
-        Kind::BTree,
-        Kind::SlottedArray,
-        Kind::SegmentTree,
-        Kind::CalendarQueue,
-        Kind::IdleTrees,
-        Kind::SkipList,
-        Kind::AugTree,
-    ];
+    /// Every structure, in the order tables list them (the enum's).
+    pub const ALL: &'static [Kind] = <Kind as strum::VariantArray>::VARIANTS;
 
     /// The structure used where one is needed (snapshots, horizons, expected answers,
     /// the replay report's Figure 6): rbtree-availability-profile's own.
@@ -178,7 +178,6 @@ impl Kind {
     pub const fn spec(self) -> Spec {
         match self {
             Kind::RbTree => Spec {
-                name: "rbtree",
                 description: "the availability profile in a red-black tree threaded by a linked list",
                 build: build::<<RbTreeProfile as Built>::Engine>,
                 default_horizon_slots: None,
@@ -191,7 +190,6 @@ impl Kind {
                 source: PROFILE_SOURCE,
             },
             Kind::SortedList => Spec {
-                name: "list",
                 description: "the availability profile in a sorted list walked from its head (the O(n) baseline)",
                 build: build::<<SortedListProfile as Built>::Engine>,
                 default_horizon_slots: None,
@@ -204,7 +202,6 @@ impl Kind {
                 source: PROFILE_SOURCE,
             },
             Kind::BTree => Spec {
-                name: "btree",
                 description: "the availability profile on std::collections::BTreeMap",
                 build: build::<<BTreeProfile as Built>::Engine>,
                 default_horizon_slots: None,
@@ -220,7 +217,6 @@ impl Kind {
                 source: PROFILE_SOURCE,
             },
             Kind::SlottedArray => Spec {
-                name: "slotted",
                 description: "an array of time slots over a rolling horizon, each with its free set and the reservations starting in it",
                 build: build::<<SlottedArray as Built>::Engine>,
                 default_horizon_slots: Some(DEFAULT_HORIZON_SLOTS),
@@ -233,7 +229,6 @@ impl Kind {
                 source: Source { paper: "fcfs-eds-slotted-array", section: Some("3") },
             },
             Kind::SegmentTree => Spec {
-                name: "segtree",
                 description: "a segment tree over the slots of a rolling horizon, with lazy range updates",
                 build: build::<<SegmentTree as Built>::Engine>,
                 default_horizon_slots: Some(DEFAULT_HORIZON_SLOTS),
@@ -246,7 +241,6 @@ impl Kind {
                 source: Source { paper: "Burchard (2005) and Brodnik & Nilsson, on slot trees", section: None },
             },
             Kind::CalendarQueue => Spec {
-                name: "calendar",
                 description: "the availability profile's change points in Brown's calendar queue with GarQ's per-bucket summaries",
                 build: build::<<CalendarQueue as Built>::Engine>,
                 default_horizon_slots: None,
@@ -259,7 +253,6 @@ impl Kind {
                 source: Source { paper: "Brown (1988), calendar queues; Sulistio et al. (2009), GarQ", section: None },
             },
             Kind::IdleTrees => Spec {
-                name: "idletrees",
                 description: "per-slot 2-D trees of each server's idle periods, searched in two phases",
                 build: build::<<IdlePeriodTrees as Built>::Engine>,
                 default_horizon_slots: None,
@@ -278,7 +271,6 @@ impl Kind {
                 source: Source { paper: "coallocation-2d-trees", section: Some("4.1") },
             },
             Kind::SkipList => Spec {
-                name: "skiplist",
                 description: "the reservations in Hanson & Johnson's interval skip list",
                 build: build::<<IntervalSkipList as Built>::Engine>,
                 default_horizon_slots: None,
@@ -291,7 +283,6 @@ impl Kind {
                 source: Source { paper: "rspb-priorities-benefit-functions", section: Some("3.4") },
             },
             Kind::AugTree => Spec {
-                name: "augtree",
                 description: "the availability profile in a red-black tree whose subtrees keep their runs between entries with too few free ids, at power-of-two thresholds, so earliest skips the runs too short to host n for the duration",
                 build: build::<<AugTreeProfile as Built>::Engine>,
                 default_horizon_slots: None,
@@ -313,8 +304,8 @@ impl Kind {
     }
 
     /// The name the command line uses.
-    pub const fn name(self) -> &'static str {
-        self.spec().name
+    pub fn name(self) -> &'static str {
+        self.into()
     }
 
     /// Whether the structure covers a bounded horizon of slots.
@@ -350,12 +341,6 @@ impl<E: Engine + 'static> Built for Shell<E> {
     type Engine = E;
 }
 
-impl fmt::Display for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// A kind is written as its name.
 impl Serialize for Kind {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -373,7 +358,7 @@ impl FromStr for Kind {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        by_name(&Kind::ALL, Kind::name, "structure", s)
+        by_name(Kind::ALL, Kind::name, "structure", s)
     }
 }
 

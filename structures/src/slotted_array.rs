@@ -158,7 +158,7 @@ impl Engine for Slots {
 
     /// `horizon / slot` slots, all resources free.
     fn new(at: &Basis) -> Result<Self, Error> {
-        let slots = at.config.slots(Self::KIND.spec().name)?;
+        let slots = at.config.slots(Self::KIND.name())?;
         Ok(Self { slots: std::iter::repeat_n(Slot::empty(at), slots).collect(), longest: 0 })
     }
 

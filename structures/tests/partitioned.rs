@@ -18,7 +18,7 @@ impl Rng {
 #[test]
 fn partitions_together_behave_as_one_index() {
     let names = ["a", "b", "c"];
-    for kind in Kind::ALL {
+    for &kind in Kind::ALL {
         // A horizon every kind accepts, longer than the 3000 steps reach.
         let config = Config { slot: 1, horizon: Some(4096) };
         let mut parts = Partitioned::new(kind, config, &[("a", 3), ("b", 4), ("c", 2)]).unwrap();

@@ -1,5 +1,5 @@
 //! The registry is the one place a structure is named: its facts are complete, and
-//! adding a structure touches three places (the README's checklist): its module (which
+//! adding a structure touches three places (`docs/adding-a-structure.md`): its module (which
 //! names its `Kind` once, as its engine's `KIND`), its `Kind` variant and its spec arm
 //! (both in `registry.rs`), plus the line in `lib.rs` that exports its public type. This
 //! test reads every non-test source file of the workspace and fails if any other names
@@ -54,7 +54,7 @@ fn no_source_outside_the_registry_and_its_module_names_a_structure() {
         sources().into_iter().map(|p| (p.clone(), fs::read_to_string(p).unwrap())).collect();
     let registry = workspace().join("structures/src/registry.rs");
     let mut strays = Vec::new();
-    for kind in Kind::ALL {
+    for &kind in Kind::ALL {
         // Its module: the folder (or file) whose engine declares it.
         let declaration = format!("const KIND: Kind = Kind::{kind:?};");
         let engines: Vec<&PathBuf> =
@@ -89,10 +89,10 @@ fn no_source_outside_the_registry_and_its_module_names_a_structure() {
 #[test]
 fn every_spec_is_complete_and_its_own() {
     let mut names = Vec::new();
-    for kind in Kind::ALL {
+    for &kind in Kind::ALL {
         let spec = kind.spec();
-        assert_eq!(spec.name.parse::<Kind>(), Ok(kind));
-        names.push(spec.name);
+        assert_eq!(kind.name().parse::<Kind>(), Ok(kind));
+        names.push(kind.name());
         for text in [
             spec.description,
             spec.size_unit,
@@ -110,7 +110,7 @@ fn every_spec_is_complete_and_its_own() {
         let config = kind.config_for(Config { slot: 60, horizon: None });
         assert_eq!(config.horizon, spec.default_horizon_slots.map(|slots| 60 * slots), "{kind}");
         let index = kind.build(4, config).unwrap();
-        assert_eq!(index.name(), spec.name, "{kind}: the built index names itself from its spec");
+        assert_eq!(index.name(), kind.name(), "{kind}: the built index names itself from its spec");
     }
     names.sort_unstable();
     names.dedup();

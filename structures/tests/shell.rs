@@ -4,7 +4,7 @@
 use structures::{AvailabilityIndex, Config, Error, Kind, RangeSet};
 
 fn every_kind(config: Config) -> impl Iterator<Item = Box<dyn AvailabilityIndex>> {
-    Kind::ALL.into_iter().map(move |kind| {
+    Kind::ALL.iter().copied().map(move |kind| {
         let mut index = kind.build(4, kind.config_for(config)).unwrap();
         index.advance(50).unwrap();
         index

@@ -9,11 +9,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{bail, Context, Result};
 use benches::gate::read_gungraun;
 use benches::{record, states, work};
-use resbench::bench_file::{BenchFile, Memory, BENCH_KIND, BENCH_SCHEMA};
-use resbench::period::format_utc;
+use reporting::bench_file::{BenchFile, Memory, BENCH_KIND, BENCH_SCHEMA};
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
 use structures::Kind;
+use traces::period::format_utc;
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
@@ -37,7 +37,7 @@ fn main() -> Result<()> {
     let states = states::all();
     let mut memory = Vec::new();
     for state in &states {
-        for kind in Kind::ALL {
+        for &kind in Kind::ALL {
             let region = Region::new(GLOBAL);
             let Ok(index) = state.build(kind) else { continue };
             let change = region.change();
@@ -68,7 +68,7 @@ fn main() -> Result<()> {
     } else {
         Vec::new()
     };
-    let work = work::measure(&states, &Kind::ALL).map_err(anyhow::Error::msg)?;
+    let work = work::measure(&states, Kind::ALL).map_err(anyhow::Error::msg)?;
     record::annotate(&mut results, &counts, &work);
     let file = BenchFile {
         schema: BENCH_SCHEMA,

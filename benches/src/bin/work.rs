@@ -23,7 +23,7 @@ fn main() -> Result<()> {
         }
     }
     let measured = Measurements {
-        work: work::measure(&states::gated(), &Kind::ALL).map_err(anyhow::Error::msg)?,
+        work: work::measure(&states::gated(), Kind::ALL).map_err(anyhow::Error::msg)?,
         instructions: match instructions {
             Some(dir) => read_gungraun(&dir).map_err(anyhow::Error::msg)?,
             None => Vec::new(),

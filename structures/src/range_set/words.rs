@@ -13,7 +13,7 @@ const WORDS: usize = 18;
 /// The ids a [`Words`] can hold: `0..BITS`. 1,152 is the largest machine among the
 /// shared traces (SDSC Blue Horizon). The `sets` benchmark compares this form with range
 /// lists, compressed bitmaps and heap bitsets: far ahead on fragmented sets, behind a
-/// small vector of ranges on the few-range sets of real traces (README, Benchmarks).
+/// small vector of ranges on the few-range sets of real traces (`docs/benchmarks.md`).
 pub const BITS: u32 = 64 * WORDS as u32;
 
 /// The ids `0..BITS` as bits. Words from `len` on are zero and `len` is one past the

@@ -102,7 +102,7 @@ impl Engine for SlotTree {
 
     /// A tree of `horizon / slot` slots, all resources free.
     fn new(at: &Basis) -> Result<Self, Error> {
-        let q = at.config.slots(Self::KIND.spec().name)?;
+        let q = at.config.slots(Self::KIND.name())?;
         Ok(Self { tree: Tree::new(q, &at.full), q, first: 0 })
     }
 

@@ -163,7 +163,7 @@ impl<E: Engine> Shell<E> {
 
 impl<E: Engine> AvailabilityIndex for Shell<E> {
     fn name(&self) -> &'static str {
-        E::KIND.spec().name
+        E::KIND.name()
     }
 
     fn capacity(&self) -> u32 {

@@ -1,0 +1,121 @@
+//! A `resbench coreserve serve` child process under a guard: spawned with piped standard
+//! input (so that it exits if its parent dies), its bound address read from the first
+//! line of its standard output, and killed (SIGKILL) and reaped when the guard drops.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::channel;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+
+use coreserve::proto::NodeId;
+
+/// How long a server has to print its address.
+const START_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The line a server prints once it listens, before its address.
+pub const LISTENING: &str = "listening on ";
+
+/// A manager process and how to start it again.
+#[derive(Debug)]
+pub struct ManagerProcess {
+    child: Option<Child>,
+    exe: PathBuf,
+    /// Its node id.
+    pub id: NodeId,
+    /// Its redb file.
+    pub db: PathBuf,
+    /// Its structure's registry name.
+    pub structure: String,
+    /// Its resources.
+    pub capacity: u32,
+    /// `127.0.0.1:port` once it has listened.
+    pub addr: String,
+    port: u16,
+}
+
+impl ManagerProcess {
+    /// Starts node `id` of executable `exe` on an ephemeral port, keeping its state in
+    /// `db`.
+    ///
+    /// # Errors
+    /// When it cannot be spawned or does not print its address within 10 s.
+    pub fn spawn(exe: &Path, id: NodeId, db: &Path, structure: &str, capacity: u32) -> anyhow::Result<Self> {
+        let mut me = Self {
+            child: None,
+            exe: exe.to_owned(),
+            id,
+            db: db.to_owned(),
+            structure: structure.to_owned(),
+            capacity,
+            addr: String::new(),
+            port: 0,
+        };
+        me.restart()?;
+        Ok(me)
+    }
+
+    /// Whether it runs.
+    pub fn alive(&self) -> bool {
+        self.child.is_some()
+    }
+
+    /// Sends it SIGKILL and reaps it (nothing if it is not running).
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// Starts it (again) on the port it had, with the same store.
+    ///
+    /// # Errors
+    /// As [`spawn`](Self::spawn).
+    pub fn restart(&mut self) -> anyhow::Result<()> {
+        self.kill();
+        let mut child = Command::new(&self.exe)
+            .args(["coreserve", "serve", "--exit-on-stdin-eof", "--id", &self.id.to_string()])
+            .args(["--port", &self.port.to_string(), "--structure", &self.structure])
+            .args(["--capacity", &self.capacity.to_string(), "--db"])
+            .arg(&self.db)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .with_context(|| format!("cannot start {}", self.exe.display()))?;
+        let stdout = child.stdout.take();
+        self.child = Some(child);
+        let Some(stdout) = stdout else { bail!("manager {}: no standard output", self.id) };
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines();
+            if let Some(Ok(line)) = lines.next() {
+                let _ = tx.send(line);
+            }
+            for _ in lines {}
+        });
+        let line = match rx.recv_timeout(START_TIMEOUT) {
+            Ok(line) => line,
+            Err(_) => {
+                self.kill();
+                bail!("manager {} did not print its address within {START_TIMEOUT:?}", self.id);
+            }
+        };
+        let Some(addr) = line.strip_prefix(LISTENING) else {
+            self.kill();
+            bail!("manager {} printed {line:?}, not its address", self.id);
+        };
+        self.addr = addr.trim().to_owned();
+        self.port = self.addr.rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or(0);
+        Ok(())
+    }
+}
+
+impl Drop for ManagerProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}

@@ -1,0 +1,242 @@
+//! What the runtime hosts: a [`Machine`] (one or more nodes' machines and their store)
+//! with its timers, address book and counters. A step's outputs are applied here:
+//! records are durable before the step's messages leave (the machine persists them
+//! inside [`Machine::step`]), messages to a node it hosts are delivered in process, the
+//! others are posted, timers are armed.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::mpsc::Sender;
+
+use structures::Time;
+
+use super::limits::MAX_BOOK;
+use super::now_ms;
+use super::wire::{ErrorBody, Post};
+use coreserve::durable::{Input, Output, StoreError, TimerId};
+use coreserve::proto::{Envelope, NodeId};
+
+/// What a host runs: one or more nodes' machines (and their store).
+pub trait Machine: 'static {
+    /// Steps node `node` at `now`; every `Output::Persist` is durable when it returns.
+    ///
+    /// # Errors
+    /// When the store failed: nothing of the step may be sent.
+    fn step(&mut self, now: Time, node: NodeId, input: Input) -> Result<Vec<Output>, StoreError>;
+    /// Whether it runs node `node`.
+    fn hosts(&self, node: NodeId) -> bool;
+    /// Notes managers' addresses a post named.
+    ///
+    /// # Errors
+    /// When they could not be stored.
+    fn learn(&mut self, _peers: &[(NodeId, String)]) -> Result<(), StoreError> {
+        Ok(())
+    }
+    /// Notes a message one of its nodes sent (`true`) or received (`false`).
+    fn observe(&mut self, _now: Time, _env: &Envelope, _sent: bool) {}
+    /// `GET /v1/status`, if it answers it.
+    fn status(&self, _now: Time, _counts: Counts) -> Option<serde_json::Value> {
+        None
+    }
+    /// `GET /v1/state`, if it answers it.
+    fn state(&self, _now: Time) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+/// A host's message counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Posts accepted.
+    pub received: u64,
+    /// Messages sent (posted or delivered in process).
+    pub sent: u64,
+    /// Messages with no known address.
+    pub dropped: u64,
+}
+
+/// A machine with its timers, address book and counters.
+#[derive(Debug)]
+pub struct Host<M> {
+    /// The machine.
+    pub machine: M,
+    addr: String,
+    peers: Vec<(NodeId, String)>,
+    book: HashMap<NodeId, String>,
+    timers: BTreeMap<(NodeId, TimerId), Time>,
+    now: Time,
+    counts: Counts,
+    failed: Option<String>,
+    outbox: Sender<(String, Vec<u8>)>,
+    on_stop: Option<Sender<Option<String>>>,
+}
+
+impl<M: Machine> Host<M> {
+    /// A host of `machine` listening at `addr`, advertising `peers`, posting through
+    /// `outbox`.
+    pub(super) fn new(
+        machine: M,
+        addr: String,
+        peers: Vec<(NodeId, String)>,
+        outbox: Sender<(String, Vec<u8>)>,
+    ) -> Self {
+        let book = peers.iter().cloned().collect();
+        Self {
+            machine,
+            addr,
+            peers,
+            book,
+            timers: BTreeMap::new(),
+            now: 0,
+            counts: Counts::default(),
+            failed: None,
+            outbox,
+            on_stop: None,
+        }
+    }
+
+    /// Whom to tell the store's error (or `None`) when the host stops.
+    pub(super) fn on_stop(&mut self, tx: Sender<Option<String>>) {
+        self.on_stop = Some(tx);
+    }
+
+    /// Tells whoever waits for the host to stop.
+    pub(super) fn stopped(&mut self) {
+        if let Some(tx) = self.on_stop.take() {
+            let _ = tx.send(self.failed.clone());
+        }
+    }
+
+    /// The clock, never going back.
+    pub fn clock(&mut self) -> Time {
+        self.now = self.now.max(now_ms());
+        self.now
+    }
+
+    /// Its counters.
+    pub fn counts(&self) -> Counts {
+        self.counts
+    }
+
+    /// The store's error that stopped it, if one did.
+    pub fn failed(&self) -> Option<&str> {
+        self.failed.as_deref()
+    }
+
+    /// Steps `node` with `input`, then every message it sends to a node hosted here.
+    ///
+    /// # Errors
+    /// The store's error; the host then refuses everything.
+    pub fn deliver(&mut self, node: NodeId, input: Input) -> Result<(), StoreError> {
+        if let Some(e) = &self.failed {
+            return Err(StoreError(e.clone()));
+        }
+        let mut queue = VecDeque::from([(node, input)]);
+        while let Some((node, input)) = queue.pop_front() {
+            let now = self.clock();
+            if let Input::Msg(env) = &input {
+                self.machine.observe(now, env, false);
+            }
+            let out = match self.machine.step(now, node, input) {
+                Ok(out) => out,
+                Err(e) => {
+                    self.failed = Some(e.0.clone());
+                    return Err(e);
+                }
+            };
+            for env in self.apply(node, now, out) {
+                queue.push_back((env.to, Input::Msg(env)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies a step's outputs but its records (already durable): arms and cancels
+    /// timers, posts messages, and returns those for nodes hosted here.
+    fn apply(&mut self, node: NodeId, now: Time, out: Vec<Output>) -> Vec<Envelope> {
+        let mut local = Vec::new();
+        for o in out {
+            match o {
+                Output::Persist(_) => {}
+                Output::SetTimer { id, at } => {
+                    self.timers.insert((node, id), at);
+                }
+                Output::CancelTimer(id) => {
+                    self.timers.remove(&(node, id));
+                }
+                Output::Send(env) => {
+                    self.counts.sent += 1;
+                    self.machine.observe(now, &env, true);
+                    if self.machine.hosts(env.to) {
+                        local.push(env);
+                    } else {
+                        self.post(env);
+                    }
+                }
+            }
+        }
+        local
+    }
+
+    fn post(&mut self, env: Envelope) {
+        let Some(to) = self.book.get(&env.to).cloned() else {
+            self.counts.dropped += 1;
+            return;
+        };
+        let post = Post { reply_to: self.addr.clone(), peers: self.peers.clone(), env };
+        let sent = serde_json::to_vec(&post).ok().is_some_and(|body| self.outbox.send((to, body)).is_ok());
+        if !sent {
+            self.counts.dropped += 1;
+        }
+    }
+
+    /// Fires every due timer.
+    ///
+    /// # Errors
+    /// The store's error.
+    pub fn fire_due(&mut self) -> Result<(), StoreError> {
+        let now = self.clock();
+        let due: Vec<(NodeId, TimerId)> =
+            self.timers.iter().filter(|(_, &at)| at <= now).map(|(k, _)| *k).collect();
+        for key in due {
+            self.timers.remove(&key);
+            self.deliver(key.0, Input::Timer(key.1))?;
+        }
+        Ok(())
+    }
+
+    /// Takes a decoded post: learns the sender's address and the peers it names, and
+    /// steps the receiver.
+    ///
+    /// # Errors
+    /// `wrong_node` when the receiver is not hosted here, `unavailable` when the store
+    /// failed.
+    pub fn accept(&mut self, post: Post) -> Result<(), ErrorBody> {
+        let env = post.env;
+        if !self.machine.hosts(env.to) {
+            return Err(ErrorBody::new("wrong_node", format!("node {} is not served here", env.to)));
+        }
+        let unavailable = |e: StoreError| ErrorBody::new("unavailable", e.to_string());
+        for (id, addr) in &post.peers {
+            self.book.insert(*id, addr.clone());
+        }
+        self.machine.learn(&post.peers).map_err(unavailable)?;
+        if self.book.len() >= MAX_BOOK {
+            self.book = self.peers.iter().cloned().collect();
+        }
+        self.book.insert(env.from, post.reply_to);
+        self.counts.received += 1;
+        self.deliver(env.to, Input::Msg(env)).map_err(unavailable)
+    }
+
+    /// Starts node `node` with the outputs of its start.
+    ///
+    /// # Errors
+    /// The store's error.
+    pub fn begin(&mut self, node: NodeId, out: Vec<Output>) -> Result<(), StoreError> {
+        let now = self.clock();
+        for env in self.apply(node, now, out) {
+            self.deliver(env.to, Input::Msg(env))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,190 @@
+//! The runtime shared by server nodes and client processes: a driver thread that owns a
+//! [`Host`] and runs jobs and due timers, an axum inbox on loopback ([`http`](super::http))
+//! that hands the driver jobs, and sender threads that post messages.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use super::host::{Host, Machine};
+use super::http;
+use coreserve::durable::{Output, StoreError};
+use coreserve::proto::NodeId;
+
+/// Threads posting messages per process.
+const SENDERS: usize = 4;
+/// A post's deadline.
+const POST_TIMEOUT: Duration = Duration::from_millis(1000);
+/// How often the driver looks for due timers.
+const TICK: Duration = Duration::from_millis(2);
+
+/// Work for the driver thread, which owns the host (the calendars' indexes are not
+/// `Send`, so the machines stay on one thread).
+pub type Job<M> = Box<dyn FnOnce(&mut Host<M>) + Send>;
+
+/// A host serving on loopback, driven by a thread of its own; dropping it stops it.
+#[derive(Debug)]
+pub struct Running<M> {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    jobs: Sender<Job<M>>,
+    stop: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl<M: Machine> Running<M> {
+    /// A flag that stops it when set.
+    pub fn stopper(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.stop)
+    }
+
+    /// Runs `f` on the host and returns its result (`None` once the host has stopped).
+    pub fn call<T: Send + 'static>(&self, f: impl FnOnce(&mut Host<M>) -> T + Send + 'static) -> Option<T> {
+        let (tx, rx) = channel();
+        let job: Job<M> = Box::new(move |h| {
+            let _ = tx.send(f(h));
+        });
+        self.jobs.send(job).ok()?;
+        rx.recv().ok()
+    }
+
+    /// Blocks until it stops (the flag set or the store failed); the store's error, if
+    /// one stopped it.
+    pub fn wait(mut self) -> Option<String> {
+        let (tx, rx) = channel();
+        let job: Job<M> = Box::new(move |h| h.on_stop(tx));
+        let _ = self.jobs.send(job);
+        let out = rx.recv().ok().flatten();
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+        out
+    }
+}
+
+impl<M> Drop for Running<M> {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+fn sender_threads(rx: Receiver<(String, Vec<u8>)>) {
+    let rx = Arc::new(Mutex::new(rx));
+    for _ in 0..SENDERS {
+        let rx = Arc::clone(&rx);
+        std::thread::spawn(move || {
+            let agent: ureq::Agent = ureq::Agent::config_builder()
+                .timeout_global(Some(POST_TIMEOUT))
+                .http_status_as_error(false)
+                .build()
+                .into();
+            loop {
+                let next = rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
+                let Ok((to, body)) = next else { return };
+                let _ = agent
+                    .post(format!("http://{to}/v1/inbox"))
+                    .header("content-type", "application/json")
+                    .send(&body[..]);
+            }
+        });
+    }
+}
+
+/// Serves the machine `make` builds on `127.0.0.1:port` (0: any free port),
+/// advertising `peers` in every post. `make` runs on the driver thread and returns the
+/// machine with the start outputs of each node it hosts.
+///
+/// # Errors
+/// When the port cannot be bound, the runtime not built, or `make` fails.
+pub fn start<M: Machine>(
+    make: impl FnOnce() -> Result<(M, Vec<(NodeId, Vec<Output>)>), StoreError> + Send + 'static,
+    port: u16,
+    peers: Vec<(NodeId, String)>,
+) -> std::io::Result<Running<M>> {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let listener = rt.block_on(bind(port))?;
+    let addr = listener.local_addr()?;
+    let (out_tx, out_rx) = channel();
+    sender_threads(out_rx);
+    let (jobs, job_rx) = channel::<Job<M>>();
+    let stop = Arc::new(AtomicBool::new(false));
+    let (ready_tx, ready_rx) = channel();
+    let st = Arc::clone(&stop);
+    let me = addr.to_string();
+    let driver = std::thread::spawn(move || {
+        let built = make().and_then(|(machine, starts)| {
+            let mut host = Host::new(machine, me, peers, out_tx);
+            for (node, out) in starts {
+                host.begin(node, out)?;
+            }
+            Ok(host)
+        });
+        let mut host = match built {
+            Ok(h) => {
+                let _ = ready_tx.send(Ok(()));
+                h
+            }
+            Err(e) => {
+                let _ = ready_tx.send(Err(e));
+                st.store(true, Ordering::SeqCst);
+                return;
+            }
+        };
+        drive(&mut host, &job_rx, &st);
+        st.store(true, Ordering::SeqCst);
+        host.stopped();
+    });
+    match ready_rx.recv() {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(std::io::Error::other(e.0)),
+        Err(_) => return Err(std::io::Error::other("the driver thread died")),
+    }
+    let app = http::router(jobs.clone());
+    let st = Arc::clone(&stop);
+    let server = std::thread::spawn(move || {
+        rt.block_on(async move {
+            let until = async move {
+                while !st.load(Ordering::SeqCst) {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            };
+            let _ = axum::serve(listener, app).with_graceful_shutdown(until).await;
+        });
+        rt.shutdown_timeout(Duration::from_millis(100));
+    });
+    Ok(Running { addr, jobs, stop, threads: vec![driver, server] })
+}
+
+/// The driver's loop: jobs as they come, due timers every tick, until stopped or failed.
+fn drive<M: Machine>(host: &mut Host<M>, jobs: &Receiver<Job<M>>, stop: &AtomicBool) {
+    while !stop.load(Ordering::SeqCst) && host.failed().is_none() {
+        match jobs.recv_timeout(TICK) {
+            Ok(job) => job(host),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
+        }
+        if host.fire_due().is_err() {
+            return;
+        }
+    }
+}
+
+async fn bind(port: u16) -> std::io::Result<tokio::net::TcpListener> {
+    let mut tries = 0;
+    loop {
+        match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
+            Ok(l) => return Ok(l),
+            Err(e) if tries >= 20 || port == 0 => return Err(e),
+            Err(_) => {
+                tries += 1;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! The op sources both `verify --external` and `bench --external` run: random streams
+//! from the shared generators (with fuzzing's swarm flags), the trace stream (every index
+//! call of a plan-only replay), and boundary streams ([`boundary`](super::boundary)).
+//! A stream is a list of cases, each a scenario and its ops; every case runs on a fresh
+//! index.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use oracle::generate::{self, Choices, Swarm};
+use oracle::{apply, Op, Oracle, Scenario};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use structures::Config;
+
+use super::record::record_replay;
+use traces::workload::{declared_capacity, workload, Workload};
+use traces::{swf, BUNDLED_NAME, BUNDLED_TRACE};
+
+/// A scenario and the ops to run on a fresh index of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Case {
+    /// Capacity and configuration.
+    pub scenario: Scenario,
+    /// The ops, in order.
+    pub ops: Vec<Op>,
+}
+
+/// Cases from one source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stream {
+    /// `random`, `trace`, `boundary` or `replay`: the column tables give it.
+    pub name: &'static str,
+    /// Where its ops come from, for the output.
+    pub about: String,
+    /// Whether the driver compares the whole free space after every op (when the child
+    /// answers `free_frames`); the trace stream is too long for that.
+    pub thorough: bool,
+    /// Its cases.
+    pub cases: Vec<Case>,
+}
+
+impl Stream {
+    /// The ops in all its cases.
+    pub fn ops(&self) -> usize {
+        self.cases.iter().map(|case| case.ops.len()).sum()
+    }
+
+    /// Refuses a stream of more than `max_ops` ops, naming the option that raises it.
+    ///
+    /// # Errors
+    /// A message naming the stream, its size and `--max-ops`.
+    pub fn within(self, max_ops: usize) -> Result<Self> {
+        if self.ops() > max_ops {
+            bail!(
+                "the {} stream has {} ops, more than the cap of {max_ops} ops per stream \
+                 (raise it with --max-ops, or ask for fewer ops)",
+                self.name,
+                self.ops()
+            );
+        }
+        Ok(self)
+    }
+}
+
+/// The generators' choices from a seeded RNG.
+struct Seeded(StdRng);
+
+impl Choices for Seeded {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0.random_range(0..n)
+    }
+}
+
+/// `ops` random ops in cases of `case_ops` (the last one shorter): each case a
+/// generated scenario, swarm flags drawn as fuzzing draws them, and ops from the shared
+/// generators run on an oracle, so they are mostly valid. Fixed by `seed`.
+///
+/// # Panics
+/// Never: the generated scenarios are valid by construction.
+pub fn random(ops: usize, case_ops: usize, seed: u64) -> Stream {
+    let mut choices = Seeded(StdRng::seed_from_u64(seed));
+    let case_ops = case_ops.max(1);
+    let mut cases = Vec::new();
+    let mut left = ops;
+    while left > 0 {
+        let scenario = generate::scenario(&mut choices);
+        let swarm = Swarm::draw(&mut choices);
+        let mut oracle =
+            Oracle::new(scenario.capacity, scenario.config).expect("generated scenarios are valid");
+        let ops = (0..case_ops.min(left))
+            .map(|_| {
+                let op = generate::op(&oracle, swarm, &mut choices);
+                apply(&mut oracle, &op);
+                op
+            })
+            .collect();
+        left = left.saturating_sub(case_ops);
+        cases.push(Case { scenario, ops });
+    }
+    let about =
+        format!("{ops} ops from the shared generators with swarm flags, in cases of {case_ops}, seed {seed}");
+    Stream { name: "random", about, thorough: true, cases }
+}
+
+/// Reads an SWF trace (the bundled KTH trace when `path` is `None`) into the requests
+/// of its first `limit` jobs, on `capacity` resources (the header's by default); returns
+/// its name too.
+///
+/// # Errors
+/// An unreadable trace, or no capacity.
+pub fn read_trace(
+    path: Option<&Path>,
+    capacity: Option<u32>,
+    limit: Option<usize>,
+) -> Result<(String, Workload)> {
+    let trace = match path {
+        Some(path) => swf::read_path(path, false)?,
+        None => swf::read_bytes(BUNDLED_TRACE, BUNDLED_NAME, false)?,
+    };
+    let capacity = capacity
+        .or_else(|| declared_capacity(&trace))
+        .with_context(|| format!("{}: no MaxProcs or MaxNodes in the header; pass --capacity", trace.name))?;
+    if capacity == 0 {
+        bail!("the capacity must be at least 1");
+    }
+    let load = workload(&trace, capacity, limit);
+    Ok((trace.name, load))
+}
+
+/// The trace stream: every index call of a plan-only replay of `load` on the reference
+/// structure with `config`, as one case.
+///
+/// # Errors
+/// The configuration is invalid or the replay stops.
+pub fn trace(name: &str, load: &Workload, config: Config) -> Result<Stream> {
+    let ops = record_replay(load, config).with_context(|| format!("replaying {name} to record its calls"))?;
+    let horizon = config.horizon.map_or_else(|| "no horizon".to_owned(), |h| format!("horizon {h}"));
+    let about = format!(
+        "every index call of a plan-only replay of {name}, {} jobs, capacity {}, slot {}, {horizon}",
+        load.requests.len(),
+        load.capacity,
+        config.slot
+    );
+    let case = Case { scenario: Scenario { capacity: load.capacity, config }, ops };
+    Ok(Stream { name: "trace", about, thorough: false, cases: vec![case] })
+}
+
+/// Reads an ops file (one op per line, blank lines skipped), as `resbench ops` reads
+/// its input.
+///
+/// # Errors
+/// An unreadable file, or a line that is not an op (naming its number).
+pub fn read_ops(path: &Path) -> Result<Vec<Op>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(i, line)| {
+            serde_json::from_str(line)
+                .with_context(|| format!("{} line {}: not an op: {line}", path.display(), i + 1))
+        })
+        .collect()
+}

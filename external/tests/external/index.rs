@@ -1,0 +1,52 @@
+//! `src/external/index.rs`: the trait over the protocol.
+
+use external::child::ChildError;
+use oracle::{OpKind, Oracle, Scenario};
+use structures::{AvailabilityIndex, Config, Error, RangeSet};
+
+use super::{example, external, faulty, gone};
+
+const SLOTTED: Scenario = Scenario { capacity: 4, config: Config { slot: 5, horizon: Some(100) } };
+
+#[test]
+fn a_child_answers_the_trait_as_the_oracle_does() {
+    let (mut index, link) = external(&example("naive.py")).start(SLOTTED).unwrap();
+    let mut oracle = Oracle::new(SLOTTED.capacity, SLOTTED.config).unwrap();
+    assert_eq!((link.name(), link.supports().len()), ("naive.py".to_owned(), OpKind::ALL.len()));
+    assert_eq!((index.capacity(), index.config(), index.name()), (4, SLOTTED.config, "external"));
+    let set = RangeSet::from_range(0, 3);
+    assert_eq!(index.allocate(3, 12, &set), oracle.allocate(3, 12, &set));
+    assert_eq!(index.check(0, 20, 1), oracle.check(0, 20, 1));
+    assert_eq!(index.earliest(1, 7, 4), oracle.earliest(1, 7, 4));
+    assert_eq!(index.allocate(3, 12, &set), oracle.allocate(3, 12, &set));
+    assert_eq!(index.free_frames(0, 100), oracle.free_frames(0, 100));
+    assert_eq!(index.options(0, 30, 1, 1), oracle.options(0, 30, 1, 1));
+    assert_eq!(index.advance(13), oracle.advance(13));
+    assert_eq!((index.now(), oracle.now()), (10, 10), "the present follows accepted advances");
+    assert_eq!(index.advance(2), oracle.advance(2));
+    assert_eq!(index.now(), 10);
+    assert!(index.last_cost().is_none(), "only queries keep a cost");
+    index.check(10, 11, 1).unwrap();
+    assert_eq!(
+        index.last_cost(),
+        Some(Default::default()),
+        "a child that reports no cost did no counted work"
+    );
+    assert_eq!((index.size(), index.validate()), (0, Ok(())));
+    let pid = link.pid().unwrap();
+    assert!(link.close().is_some_and(|s| s.success()));
+    assert!(gone(pid));
+}
+
+#[test]
+fn after_a_fault_the_child_is_not_asked_again() {
+    let (index, link) = external(&faulty("garbage", 1)).start(SLOTTED).unwrap();
+    assert_eq!(index.check(0, 5, 1), Ok(Some(RangeSet::full(4))));
+    let refused = index.check(0, 5, 1).unwrap_err();
+    assert!(matches!(&refused, Error::BadConfig { reason } if reason.contains("not a record")), "{refused}");
+    assert!(matches!(link.fault(), Some(ChildError::Protocol(_))));
+    assert_eq!(index.check(0, 5, 1), Err(refused), "the first fault stays, and no new line is read");
+    let pid = link.pid().unwrap();
+    drop((index, link));
+    assert!(gone(pid), "dropping the last handle kills and reaps the child");
+}

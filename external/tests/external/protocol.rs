@@ -1,0 +1,156 @@
+//! `src/external/protocol.rs`: the messages, and the document's schema and worked
+//! exchange, which must stay true.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use external::child::Child;
+use external::protocol::{
+    error_kind, read_reply, HandshakeError, Hello, Welcome, ERROR_KINDS, PROTOCOL, VERSION,
+};
+use oracle::{Op, OpKind, Outcome, Scenario};
+use structures::{Config, Cost, Error, RangeSet};
+
+const DOC: &str = include_str!("../../../docs/external-protocol.md");
+
+/// One error of every kind.
+fn every_error() -> Vec<Error> {
+    let set = RangeSet::from_range(1, 2);
+    vec![
+        Error::EmptyWindow { start: 1, end: 1 },
+        Error::BadCount { n: 0, capacity: 4 },
+        Error::EmptySet,
+        Error::IdOutOfRange { id: 4, capacity: 4 },
+        Error::NotFree { start: 0, end: 3, busy: set.clone() },
+        Error::NotAllocated { start: 0, end: 3, free: set },
+        Error::BeforePast { time: 1, now: 2 },
+        Error::BeyondHorizon { end: 9, limit: 8 },
+        Error::Overflow { start: u64::MAX, duration: 1 },
+        Error::BadConfig { reason: "no".into() },
+    ]
+}
+
+#[test]
+fn every_error_kind_is_its_json_tag() {
+    let mut kinds = BTreeSet::new();
+    for error in every_error() {
+        let json = serde_json::to_value(&error).unwrap();
+        let tag = json
+            .as_str()
+            .map(str::to_owned)
+            .unwrap_or_else(|| json.as_object().unwrap().keys().next().unwrap().clone());
+        assert_eq!(tag, error_kind(&error));
+        kinds.insert(error_kind(&error));
+    }
+    assert_eq!(kinds, ERROR_KINDS.into_iter().collect());
+}
+
+#[test]
+fn refusals_come_in_full_or_as_a_kind() {
+    let op = Op::Allocate { start: 0, end: 3, set: RangeSet::from_range(0, 2) };
+    let full = read_reply(
+        &op,
+        r#"{"result":{"outcome":"failed","value":{"not_free":{"start":0,"end":3,"busy":[[1,2]]}}}}"#,
+    )
+    .unwrap();
+    assert_eq!(full.outcome, Outcome::Failed(every_error()[4].clone()));
+    assert!(!full.kind_only);
+    let kind = read_reply(&op, r#"{"result":{"outcome":"failed","value":"not_free"}}"#).unwrap();
+    assert!(kind.kind_only);
+    assert!(matches!(kind.outcome, Outcome::Failed(Error::NotFree { .. })));
+    let unit = read_reply(&op, r#"{"result":{"outcome":"failed","value":"empty_set"}}"#).unwrap();
+    assert_eq!(unit.outcome, Outcome::Failed(Error::EmptySet));
+    let unknown = read_reply(&op, r#"{"result":{"outcome":"failed","value":"busy"}}"#).unwrap_err();
+    assert!(unknown.contains("unknown error kind \"busy\"; known: empty_window"), "{unknown}");
+}
+
+#[test]
+fn an_answer_of_the_wrong_type_or_shape_is_a_protocol_error() {
+    let check = Op::Check { start: 0, end: 1, n: 1 };
+    let wrong = read_reply(&check, r#"{"result":{"outcome":"done"}}"#).unwrap_err();
+    assert_eq!(wrong, "check answered with outcome \"done\"; it needs \"free\" or \"failed\"");
+    assert!(read_reply(&check, "not json").unwrap_err().starts_with("the answer is not a record"));
+    assert!(read_reply(&check, r#"{"outcome":"free","value":null}"#).is_err(), "the record wraps the result");
+    let cost = r#"{"result":{"outcome":"free","value":null},"cost":{"search":1,"visited":3,"worst":2}}"#;
+    assert!(read_reply(&check, cost).unwrap_err().contains("more than its worst case 2"));
+    let good = r#"{"result":{"outcome":"free","value":[[0,1]]},"cost":{"search":1,"visited":2,"worst":2},"extra":1}"#;
+    let reply = read_reply(&check, good).unwrap();
+    assert_eq!(reply.outcome, Outcome::Free(Some(RangeSet::from_range(0, 1))));
+    assert_eq!(reply.cost, Some(Cost { search: 1, visited: 2, worst: 2 }));
+}
+
+#[test]
+fn welcomes_are_checked_version_first() {
+    let welcome = |v: u32, rest: &str| format!(r#"{{"protocol":"{PROTOCOL}","version":{v}{rest}}}"#);
+    let agreed = Welcome::read(&welcome(1, r#","name":"x","supports":["check","advance"]"#)).unwrap();
+    assert_eq!((agreed.name.as_str(), agreed.supports), ("x", [OpKind::Check, OpKind::Advance].into()));
+    let mismatch = Welcome::read(&welcome(2, r#","error":"no""#)).unwrap_err();
+    assert_eq!(mismatch, HandshakeError::Version(2));
+    assert_eq!(
+        mismatch.to_string(),
+        format!("version mismatch: resbench speaks resbench-external version {VERSION}, the child answered version 2")
+    );
+    let refused = Welcome::read(&welcome(1, r#","error":"too big""#)).unwrap_err();
+    assert_eq!(refused.to_string(), "the child refused the index: too big");
+    let unknown = Welcome::read(&welcome(1, r#","name":"x","supports":["reserve"]"#)).unwrap_err();
+    assert!(unknown.to_string().contains("unknown operation \"reserve\""), "{unknown}");
+    assert!(Welcome::read(&welcome(1, r#","name":"x","supports":[]"#)).is_err());
+    assert!(Welcome::read(&welcome(1, r#","supports":["check"]"#)).is_err());
+    let other = Welcome::read(r#"{"protocol":"other","version":1}"#).unwrap_err();
+    assert_eq!(other, HandshakeError::WrongProtocol("other".into()));
+    assert!(matches!(Welcome::read("hello?"), Err(HandshakeError::NotAWelcome { .. })));
+}
+
+/// The worked exchange: `>` lines resbench writes, `<` lines the child answers.
+fn exchange() -> Vec<(char, &'static str)> {
+    let start = DOC.find("## A worked exchange").unwrap();
+    let block = &DOC[start..];
+    let block = &block[block.find("```text\n").unwrap() + 8..];
+    let block = &block[..block.find("```").unwrap()];
+    block.lines().map(|line| (line.chars().next().unwrap(), &line[2..])).collect()
+}
+
+#[test]
+fn the_documented_exchange_is_what_resbench_writes_and_naive_answers() {
+    let lines = exchange();
+    let scenario = Scenario { capacity: 4, config: Config { slot: 1, horizon: None } };
+    assert_eq!(lines[0], ('>', serde_json::to_string(&Hello::new(scenario)).unwrap().as_str()));
+    Welcome::read(lines[1].1).unwrap();
+    let mut child = Child::spawn(&super::example("naive.py"), 1 << 20).unwrap();
+    let mut last_op = None;
+    for (direction, line) in lines {
+        if direction == '>' {
+            if let Ok(op) = serde_json::from_str::<Op>(line) {
+                assert_eq!(serde_json::to_string(&op).unwrap(), line, "resbench writes ops exactly so");
+                last_op = Some(op);
+            }
+            child.send(line.to_owned());
+            continue;
+        }
+        let answer = child.receive(Duration::from_secs(5), "--timeout-ms").unwrap();
+        let value = |text: &str| serde_json::from_str::<serde_json::Value>(text).unwrap();
+        assert_eq!(value(&answer), value(line), "the documented answer to the line before {line}");
+        if let Some(op) = &last_op {
+            read_reply(op, line).unwrap();
+        }
+    }
+    assert!(child.close().is_some_and(|status| status.success()), "naive.py exits when stdin closes");
+}
+
+#[test]
+fn the_documented_schema_parses_and_names_every_op_and_error_kind() {
+    let start = DOC.find("## JSON Schema").unwrap();
+    let block = &DOC[start..];
+    let block = &block[block.find("```json\n").unwrap() + 8..];
+    let schema: serde_json::Value = serde_json::from_str(&block[..block.find("```").unwrap()]).unwrap();
+    let names = |pointer: &str| -> BTreeSet<String> {
+        let list = schema.pointer(pointer).unwrap().as_array().unwrap();
+        list.iter().map(|v| v.as_str().unwrap().to_owned()).collect()
+    };
+    assert_eq!(names("/$defs/opName/enum"), OpKind::ALL.iter().map(|k| k.name().to_owned()).collect());
+    assert_eq!(names("/$defs/errorKind/enum"), ERROR_KINDS.iter().map(|k| (*k).to_owned()).collect());
+    let full = schema.pointer("/$defs/fullError/properties").unwrap().as_object().unwrap();
+    let mut described: BTreeSet<&str> = full.keys().map(String::as_str).collect();
+    described.insert("empty_set"); // a unit variant: its full form is the kind alone
+    assert_eq!(described, ERROR_KINDS.into_iter().collect());
+}

@@ -1,0 +1,158 @@
+//! `src/external/verify.rs`: the correct adapter passes, the planted bug is caught and
+//! shrunk, and every way a child can fail is classed or refused clearly, leaving no
+//! process behind.
+
+use std::time::{Duration, Instant};
+
+use external::boundary::boundary;
+use external::streams::{random, read_trace, trace};
+use external::verify::{replay_commands, run_case, shrink, verify};
+use external::{Class, External, Limits, StartError};
+use oracle::{OpKind, Scenario};
+use structures::Config;
+
+use super::{example, external, faulty, gone, temp_dir};
+
+#[test]
+fn the_correct_adapter_passes_10000_random_ops_the_kth_trace_and_the_boundaries() {
+    let (name, load) = read_trace(None, None, Some(5_000)).unwrap();
+    let streams = [
+        random(10_000, 100, 1),
+        trace(&name, &load, Config { slot: 300, horizon: None }).unwrap(),
+        boundary(),
+    ];
+    let started = Instant::now();
+    let summary = verify(&external(&example("naive.py")), &streams, 1).unwrap();
+    eprintln!("{summary}naive.py: {} ops in {:.1} s", summary.ops(), started.elapsed().as_secs_f64());
+    assert_eq!(summary.divergences(), 0, "{}", summary.found[0]);
+    assert_eq!(summary.columns[0].counts.values().sum::<u64>(), 10_000);
+    assert!(summary.columns[1].counts[&Class::Agree] > 19_000, "{summary}");
+    assert!(summary.columns.iter().all(|c| c.thorough == (c.name != "trace")));
+    assert!(summary.skipped.is_empty());
+}
+
+#[test]
+fn the_planted_bug_is_caught_as_different_answers_and_shrunk_to_at_most_10_ops() {
+    let buggy = external(&example("buggy.py"));
+    let summary = verify(&buggy, &[random(2_000, 100, 1)], 1).unwrap();
+    let found = summary.found.first().expect("the planted bug is caught");
+    assert_eq!(found.step.class, Class::DifferentAnswers, "{found}");
+    let shrunk = shrink(&buggy, found, 1_000);
+    assert!(shrunk.reproduced && !shrunk.exhausted);
+    assert!(shrunk.items.len() <= 10, "{} ops", shrunk.items.len());
+    let last = shrunk.items.last().unwrap();
+    assert_eq!(last.kind(), OpKind::Earliest, "the reproducer ends at the wrong earliest");
+    let again = run_case(&buggy, found.scenario, &shrunk.items, found.thorough).unwrap();
+    assert_eq!(again.divergence.map(|s| s.class), Some(Class::DifferentAnswers));
+    let file = temp_dir("commands").join("r.ops");
+    let [ops, replay] = replay_commands(&buggy.command, found.scenario, &file);
+    assert!(ops.starts_with("resbench ops --structure oracle --capacity "), "{ops}");
+    assert!(replay.contains("--external 'python3 ") && replay.contains("buggy.py' --replay "), "{replay}");
+}
+
+/// The first divergence of the boundary stream on the faulty adapter in `mode`.
+fn first(mode: &str, limits: Limits) -> external::verify::Found {
+    let external = External { command: faulty(mode, 4), limits };
+    let summary = verify(&external, &[boundary()], 1).unwrap();
+    summary.found.into_iter().next().unwrap_or_else(|| panic!("{mode} was not caught"))
+}
+
+#[test]
+fn a_child_failing_mid_stream_is_classed_and_its_case_ended() {
+    let limits = external("").limits;
+    for (mode, class, says) in [
+        ("garbage", Class::ProtocolError, "the answer is not a record"),
+        ("long", Class::ProtocolError, "longer than 1048576 bytes (raise the limit with --max-line-bytes)"),
+        ("wrong", Class::ProtocolError, "answered with outcome \"done\""),
+        (
+            "exit",
+            Class::Crash,
+            "exit status: 4) before answering; the end of its stderr:\nfaulty: giving up at op 5",
+        ),
+    ] {
+        let found = first(mode, limits);
+        assert_eq!(found.step.class, class, "{mode}: {found}");
+        assert!(found.step.what.contains(says), "{mode}: {}", found.step.what);
+    }
+    let quick = Limits { op_timeout: Duration::from_millis(300), ..limits };
+    let started = Instant::now();
+    let found = first("hang", quick);
+    assert_eq!(found.step.class, Class::Timeout);
+    assert!(
+        found.step.what.contains("no answer within 300 ms (raise it with --timeout-ms)"),
+        "{}",
+        found.step.what
+    );
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+}
+
+#[test]
+fn a_child_without_some_ops_is_checked_on_the_rest_and_they_are_counted() {
+    let summary = verify(&external(&faulty("only", 0)), &[boundary()], 1).unwrap();
+    assert_eq!(summary.divergences(), 0);
+    assert!(!summary.columns[0].thorough, "no free_frames, so answers only");
+    assert_eq!(
+        summary.skipped.keys().copied().collect::<Vec<_>>(),
+        [OpKind::Earliest, OpKind::Release, OpKind::FreeFrames, OpKind::Options, OpKind::LoadFrames]
+    );
+    assert!(summary.to_string().contains("ops not sent (the child does not support them): earliest "));
+}
+
+/// A command that writes its pid to a file, then runs `script` in Python.
+fn with_pid(name: &str, script: &str) -> (String, std::path::PathBuf) {
+    let pidfile = temp_dir(name).join("pid");
+    let body =
+        format!("import os, sys, json, time; open({:?}, 'w').write(str(os.getpid())); {script}", pidfile);
+    (format!("python3 -c \"{}\"", body.replace('"', "\\\"")), pidfile)
+}
+
+#[test]
+fn handshake_failures_are_clear_errors_and_leave_no_process() {
+    let welcome_v2 = "sys.stdin.readline(); print(json.dumps({'protocol': 'resbench-external', 'version': 2}), flush=True); time.sleep(60)";
+    let cases = [
+        (
+            "silent",
+            "time.sleep(60)",
+            "timeout: the child gave no answer within 2000 ms (raise it with --handshake-timeout-ms)",
+        ),
+        (
+            "garbage",
+            "print('garbage', flush=True); time.sleep(60)",
+            "protocol error: the child's first line is not a welcome",
+        ),
+        (
+            "early",
+            "sys.stderr.write('no structure here'); sys.exit(2)",
+            "exit status: 2) before answering; the end of its stderr:\nno structure here",
+        ),
+        (
+            "version",
+            welcome_v2,
+            "version mismatch: resbench speaks resbench-external version 1, the child answered version 2",
+        ),
+    ];
+    for (name, script, says) in cases {
+        let (command, pidfile) = with_pid(name, script);
+        // Long enough for Python to start on a loaded machine and write its pid.
+        let limits = Limits { handshake_timeout: Duration::from_millis(2000), ..Limits::default() };
+        let started = Instant::now();
+        let err = verify(&External { command, limits }, &[boundary()], 1).unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(8), "{name}: {:?}", started.elapsed());
+        assert!(err.to_string().contains(says), "{name}: {err}");
+        let pid: u32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+        assert!(gone(pid), "{name}: the child was not reaped");
+    }
+}
+
+#[test]
+fn a_child_that_refuses_a_scenario_has_that_case_skipped_and_counted() {
+    let script = "import json, sys; h = json.loads(sys.stdin.readline()); \
+                  print(json.dumps({'protocol': 'resbench-external', 'version': 1, 'error': 'only one resource, please'}))";
+    let command = format!("python3 -c \"{script}\"");
+    let summary = verify(&external(&command), &[boundary()], 1).unwrap();
+    assert_eq!((summary.refused.len(), summary.ops()), (5, 0));
+    assert!(summary.to_string().contains("refused at the handshake: 5 (first: only one resource, please)"));
+    let bad = External { command: "exit 0".into(), limits: Limits::default() };
+    let scenario = Scenario { capacity: 1, config: Config::default() };
+    assert!(matches!(run_case(&bad, scenario, &[], true), Err(StartError::Child(_))));
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""examples/external/naive.py, misbehaving on purpose for the tests of src/external/.
+
+Usage: faulty_adapter.py MODE [AFTER]. The first AFTER ops (default 0) are answered
+correctly; from then on MODE decides:
+  garbage  a line that is not JSON        exit   exits with status 4, saying so on stderr
+  hang     never answers                  long   a line of 2 MB
+  wrong    "done" to every op             kind   refusals give only their error kind
+  only     supports check, allocate and advance only (answers them correctly)
+"""
+
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "examples", "external"))
+import naive  # noqa: E402
+
+MODE = sys.argv[1]
+AFTER = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+OPS = ["check", "allocate", "advance"] if MODE == "only" else naive.OPS
+
+
+def answer(index, op, seen):
+    """The line to write for the op, or None to write nothing."""
+    correct = json.dumps(naive.apply(index, op))
+    if seen <= AFTER or MODE == "only":
+        return correct
+    if MODE == "garbage":
+        return "this is not json"
+    if MODE == "exit":
+        sys.stderr.write(f"faulty: giving up at op {seen}\n")
+        sys.stderr.flush()
+        sys.exit(4)
+    if MODE == "hang":
+        time.sleep(60)
+    if MODE == "long":
+        return '{"result":"' + "x" * 2_000_000 + '"}'
+    if MODE == "wrong":
+        return '{"result":{"outcome":"done"}}'
+    if MODE == "kind":
+        record = json.loads(correct)
+        value = record["result"].get("value")
+        if record["result"]["outcome"] == "failed" and not isinstance(value, str):
+            record["result"]["value"] = next(iter(value))
+        return json.dumps(record)
+    return correct
+
+
+hello = json.loads(sys.stdin.readline())
+index = naive.Naive(hello["capacity"], hello["slot"], hello["horizon"])
+welcome = {"protocol": naive.PROTOCOL, "version": naive.VERSION, "name": f"faulty-{MODE}", "supports": OPS}
+print(json.dumps(welcome), flush=True)
+for seen, line in enumerate(sys.stdin, start=1):
+    out = answer(index, json.loads(line), seen)
+    if out is not None:
+        print(out, flush=True)

@@ -1,0 +1,17 @@
+//! Records the git revision the binary was built from, for the run files it writes.
+
+use std::process::Command;
+
+fn main() {
+    let revision = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .and_then(|out| String::from_utf8(out.stdout).ok())
+        .map_or_else(|| "unknown".to_owned(), |rev| rev.trim().to_owned());
+    println!("cargo:rustc-env=RESBENCH_GIT_REVISION={revision}");
+    // A commit moves HEAD's branch and rewrites the index.
+    println!("cargo:rerun-if-changed=../.git/HEAD");
+    println!("cargo:rerun-if-changed=../.git/index");
+}

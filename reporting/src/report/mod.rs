@@ -1,0 +1,296 @@
+//! `resbench report`: run files in, `index.md` and `index.html` out, with rbtree-availability-profile's
+//! Figure 5 box plots and Figure 6 histogram as SVG files beside them, each with a
+//! sentence saying what it shows and the command that regenerates it. Benchmark files
+//! make the performance report instead ([`bench`](mod@bench)).
+
+mod before_after;
+pub mod bench;
+mod coalloc;
+pub mod coreserve;
+mod doc;
+mod plots;
+mod policies;
+pub mod rspb;
+mod sets;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use doc::Block;
+use oracle::OpKind;
+
+use structures::Kind;
+
+use crate::run_file::{OpCosts, RunFile};
+use scheduling::policy::PolicyKind;
+use scheduling::replay::EXACT_BELOW;
+
+/// rbtree-availability-profile's claim (section V) the report holds every run against.
+const CLAIM: &str = "often below 10% of their respective theoretical worst cases";
+
+fn pct(x: f64) -> String {
+    format!("{:.2}", 100.0 * x)
+}
+
+/// Runs that replayed the same jobs under the same options: one section each.
+struct Group<'a> {
+    label: String,
+    runs: Vec<&'a RunFile>,
+}
+
+fn groups(runs: &[RunFile]) -> Vec<Group<'_>> {
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    for run in runs {
+        let key = |r: &RunFile| {
+            (
+                r.trace.name.clone(),
+                r.trace.selection.clone(),
+                format!("{:?}", r.options),
+                r.config.slot,
+                r.capacity,
+            )
+        };
+        match groups.iter_mut().find(|g| key(g.runs[0]) == key(run)) {
+            Some(group) => group.runs.push(run),
+            None => {
+                let selection = run.trace.selection.as_ref().map_or(String::new(), |s| format!(", {s}"));
+                // The default policy goes unnamed in headings, as before there was a choice.
+                let policy = Some(run.options.policy)
+                    .filter(|&p| p != PolicyKind::default())
+                    .map_or(String::new(), |p| format!(", policy {p}"));
+                let label = format!("{}{selection}{policy}", run.trace.stem());
+                groups.push(Group { label, runs: vec![run] });
+            }
+        }
+    }
+    // In the registry's order, whatever order the files came in.
+    groups.iter_mut().for_each(|g| g.runs.sort_by_key(|r| r.structure));
+    groups
+}
+
+/// What the registry says of a structure: its source, what it is, its bounds for the two
+/// measured queries, and how its `visited / worst` reads.
+fn facts(kind: Kind) -> String {
+    let spec = kind.spec();
+    let t = spec.theory;
+    format!(
+        "{} ({}): {}. Theory: check {}, earliest {}. {}",
+        kind.name(),
+        spec.source,
+        spec.description,
+        t.check.text,
+        t.earliest.text,
+        spec.cost_reading
+    )
+}
+
+/// How one operation of one run reads against the paper's claim.
+fn verdict(op: &str, c: &OpCosts) -> String {
+    let Some(b) = &c.ratio else { return format!("`{op}`: no calls.") };
+    let agrees = if c.below_tenth >= 0.5 {
+        format!(
+            "{} % of calls under 10 %: agrees with rbtree-availability-profile's claim",
+            pct(c.below_tenth)
+        )
+    } else {
+        format!(
+            "only {} % of calls under 10 %: does not agree with rbtree-availability-profile's claim",
+            pct(c.below_tenth)
+        )
+    };
+    let why = match c.high_and_small {
+        _ if c.below_tenth >= 1.0 => String::new(),
+        share if share >= 0.5 => format!(
+            " Of the calls at or above 10 %, {} % had a worst case of at most 10 entries: the paper's explanation (section V: few entries to evaluate) accounts for most of them.",
+            pct(share)
+        ),
+        share => format!(
+            " Of the calls at or above 10 %, {} % had a worst case of at most 10 entries: the paper's explanation (section V: few entries to evaluate) does not account for most of them.",
+            pct(share)
+        ),
+    };
+    format!("`{op}`: median {} %, mean {} %, {agrees}.{why}", pct(b.median), pct(b.mean))
+}
+
+fn provenance(run: &RunFile) -> String {
+    let keys = ["Version", "Computer", "Installation", "StartTime", "EndTime"];
+    let lines: Vec<&str> = run
+        .trace
+        .header
+        .iter()
+        .filter(|l| keys.iter().any(|k| l.starts_with(k)))
+        .map(String::as_str)
+        .collect();
+    if lines.is_empty() {
+        "No SWF header.".to_owned()
+    } else {
+        format!("From the trace's header: {}.", lines.join("; "))
+    }
+}
+
+fn section(group: &Group<'_>, index: usize, out: &Path, blocks: &mut Vec<Block>) -> Result<()> {
+    let first = group.runs[0];
+    blocks.push(Block::Heading(2, group.label.clone()));
+    let skipped: Vec<String> = first.trace.skipped.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    blocks.push(Block::Para(format!(
+        "{} {} jobs read, {} replayed{} on {} resources; slot {} s, horizon {}; policy `{}` ({}), mode `{}`{}, advance reservations {} % (RNG seed {}); the first and last {} calls of each operation dropped. Built from `{}`.",
+        provenance(first),
+        first.trace.jobs_read,
+        first.trace.requests,
+        if skipped.is_empty() { String::new() } else { format!(" ({} not replayed)", skipped.join(", ")) },
+        first.capacity,
+        first.config.slot,
+        first.config.horizon.map_or("none".to_owned(), |h| format!("{h} s")),
+        first.options.policy,
+        first.options.policy.spec().source,
+        serde_json::to_value(first.options.mode).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
+        if first.options.compress { " with compression" } else { "" },
+        100.0 * first.options.ar_fraction,
+        first.options.seed,
+        first.trim,
+        first.git_revision,
+    )));
+    if first.trace.renumbered > 0 {
+        blocks.push(Block::Para(format!(
+            "Warning: {} jobs were given new job numbers because theirs repeated an earlier job's (`--renumber`).",
+            first.trace.renumbered
+        )));
+    }
+    blocks.push(Block::Para("Regenerate this section's runs (and this report's section) with:".into()));
+    blocks.push(Block::Code(first.command.clone()));
+    let header = [
+        "structure",
+        "check calls",
+        "check mean %",
+        "q1",
+        "median",
+        "q3",
+        "< 10 %",
+        "schedule calls",
+        "schedule mean %",
+        "q1",
+        "median",
+        "q3",
+        "< 10 %",
+        "wall s",
+    ];
+    let rows = group
+        .runs
+        .iter()
+        .map(|r| {
+            let mut row = vec![r.structure.to_string()];
+            for c in [&r.operations.check, &r.operations.schedule] {
+                row.push(c.kept.to_string());
+                match &c.ratio {
+                    Some(b) => {
+                        row.extend([pct(b.mean), pct(b.q1), pct(b.median), pct(b.q3), pct(c.below_tenth)])
+                    }
+                    None => row.extend(["-"; 5].map(String::from)),
+                }
+            }
+            row.push(format!("{:.2}{}", r.wall_seconds, if r.verified { " (verified)" } else { "" }));
+            row
+        })
+        .collect();
+    blocks.push(Block::Table(header.map(String::from).to_vec(), rows));
+    for r in &group.runs {
+        blocks.push(Block::Para(format!(
+            "{} {} {}",
+            facts(r.structure),
+            verdict(OpKind::Check.name(), &r.operations.check),
+            verdict("schedule", &r.operations.schedule),
+        )));
+    }
+    let s = &first.schedule;
+    let identical = group.runs.iter().all(|r| r.schedule.digest == s.digest);
+    blocks.push(Block::Para(if identical {
+        format!("Schedules: identical across all {} structures (digest `{}`).", group.runs.len(), s.digest)
+    } else {
+        let digests: Vec<String> =
+            group.runs.iter().map(|r| format!("{} `{}`", r.structure, r.schedule.digest)).collect();
+        format!("Schedules: NOT identical across structures: {}.", digests.join(", "))
+    }));
+    blocks.push(Block::Para(format!(
+        "The schedule: {} jobs placed, {} unplaced; utilisation {} %; wait mean {:.0} s, p99 {} s; advance reservations {} requested, {} admitted, {:.2} options offered to each rejected one on average.",
+        s.placed, s.unplaced, pct(s.utilisation), s.mean_wait, s.p99_wait, s.ar_requested, s.ar_admitted, s.ar_mean_options
+    )));
+    let fig5 = format!("fig5-{index}-{}.svg", first.trace.stem());
+    let boxes: Vec<plots::Boxes<'_>> = group
+        .runs
+        .iter()
+        .map(|r| plots::Boxes {
+            name: r.structure.name(),
+            check: r.operations.check.ratio.as_ref(),
+            schedule: r.operations.schedule.ratio.as_ref(),
+        })
+        .collect();
+    plots::figure5(&out.join(&fig5), &format!("Figure 5: {}", group.label), &boxes)?;
+    let units: Vec<String> =
+        group.runs.iter().map(|r| format!("{} {}", r.structure, r.structure.spec().cost_unit)).collect();
+    blocks.push(Block::Figure {
+        file: fig5,
+        caption: format!(
+            "Figure 5 for {}: per structure, the box of visited/worst case (percent) of `check` (blue) and `earliest`, rbtree-availability-profile's schedule operation (orange): quartiles, the median as a line, the mean as a dot, whiskers at 1.5 interquartile ranges; outliers are not drawn, as in the paper (section V). The grey line is 10 %. Units differ: {}. Regenerated by the command above.",
+            group.label,
+            units.join(", ")
+        ),
+    });
+    let reference = group.runs.iter().find(|r| r.structure == Kind::REFERENCE).unwrap_or(&first);
+    let histogram = &reference.operations.check.unvisited;
+    let total: u64 = histogram.iter().map(|&(_, c)| c).sum();
+    if total > 0 {
+        let mut seen = 0;
+        let upto = histogram
+            .iter()
+            .find(|&&(_, c)| {
+                seen += c;
+                seen * 100 >= total * 99
+            })
+            .map_or(0, |&(k, _)| k)
+            .min(EXACT_BELOW - 1);
+        let beyond: u64 = histogram.iter().filter(|&&(k, _)| k > upto).map(|&(_, c)| c).sum();
+        let fig6 = format!("fig6-{index}-{}.svg", first.trace.stem());
+        plots::figure6(
+            &out.join(&fig6),
+            &format!("Figure 6: {} ({})", group.label, reference.structure),
+            histogram,
+            upto,
+        )?;
+        blocks.push(Block::Figure {
+            file: fig6,
+            caption: format!(
+                "Figure 6 for {} on {}: how many `check` calls left each number of entries unvisited (worst case minus visited), up to {upto} (the 99th percentile, or the last exact count); {beyond} of {total} calls left more and are not drawn. Regenerated by the command above.",
+                group.label, reference.structure
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Renders `runs` into `out/index.md` and `out/index.html` with the plots beside them;
+/// `command` is how this report was asked for. Returns the HTML page's path.
+///
+/// # Errors
+/// When a file cannot be written.
+pub fn render(runs: &[RunFile], out: &Path, command: &str) -> Result<PathBuf> {
+    fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let groups = groups(runs);
+    let mut blocks = vec![
+        Block::Heading(1, "resbench report".into()),
+        Block::Para(format!(
+            "{} run files, {} sections. Each section replays one workload on every structure listed; rbtree-availability-profile (de Assunção, \"Enhanced Red-Black-Tree Data Structure for Facilitating the Scheduling of Reservations\", section V) reports that check and schedule visit on average \"{CLAIM}\". Visited/worst case is machine-independent; it says how much of its own worst case a structure did, not how fast it is.",
+            runs.len(),
+            groups.len()
+        )),
+        Block::Para("This report was made with:".into()),
+        Block::Code(command.to_owned()),
+    ];
+    for (index, group) in groups.iter().enumerate() {
+        section(group, index + 1, out, &mut blocks)?;
+    }
+    blocks.extend(policies::comparison(runs, out)?);
+    blocks.extend(coalloc::section(runs, out)?);
+    let html = doc::write_pages(out, "resbench report", &blocks)?;
+    Ok(html)
+}

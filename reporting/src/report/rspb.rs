@@ -1,0 +1,279 @@
+//! The report of rspb-priorities-benefit-functions' figures: per figure, its plot(s), a
+//! table of means with 95 % confidence intervals, the thesis's stated trend quoted, and
+//! a sentence on whether ours agree, computed from the results.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use super::doc::{self, Block};
+use super::plots::{self, Series};
+use scheduling::rspb::experiment::{figures, Estimate, Figure, FigureResult, Measure, Point};
+use scheduling::rspb::results::ResultsFile;
+
+/// Renders `file` into `out` (`index.md`, `index.html` and one SVG per plot).
+///
+/// # Errors
+/// When a file cannot be written, or the results name a figure the build does not know.
+pub fn render(file: &ResultsFile, out: &Path, command: &str) -> Result<PathBuf> {
+    fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let known = figures();
+    let mut blocks = vec![
+        Block::Heading(1, "rspb-priorities-benefit-functions: the figures of chapters 4 and 5".into()),
+        Block::Para(format!(
+            "RB and RSPB (chapter 4), Co-RSPB, Co-RSBF and Co-RSBFR (chapter 5) on the thesis's workloads, {} workloads per point (RNG seeds {} to {}), every algorithm of a chapter on the same workloads; every machine's time slot table a `{}` (decisions are the same on every structure: `resbench rspb --structure all` checks it). Each cell is a mean ± the half-width of its 95 % confidence interval (Student's t). Revision `{}`.",
+            file.seeds,
+            file.first_seed,
+            file.first_seed.saturating_add(file.seeds.saturating_sub(1)),
+            file.structure,
+            file.git_revision
+        )),
+        Block::Para("The thesis's plots are not in our copy of it, only the trends its text states, so each figure is compared with those sentences. Where the thesis is silent the README says what we chose: the benefit shapes of Fig 1.1, the sweeps' steps, chapter 4's scheduling interval and priorities, chapter 5's arrival rate.".into()),
+        Block::Para("This report was made with:".into()),
+        Block::Code(command.to_owned()),
+    ];
+    for result in &file.figures {
+        let Some(figure) = known.iter().find(|f| f.id == result.id) else {
+            anyhow::bail!("the results hold figure {}, which this build does not know", result.id);
+        };
+        blocks.extend(section(figure, result, out)?);
+    }
+    let html = doc::write_pages(out, "rspb-priorities-benefit-functions", &blocks)?;
+    Ok(html)
+}
+
+fn cell(e: &Estimate, digits: usize) -> String {
+    format!("{:.digits$} ± {:.digits$}", e.mean, e.half)
+}
+
+/// One plot of `y` against x, one line per algorithm (and `extra` lines).
+fn plot(
+    out: &Path,
+    file: &str,
+    title: &str,
+    axes: (&str, &str),
+    result: &FigureResult,
+    xy: fn(&Point) -> (f64, f64),
+    extra: Vec<Series<'_>>,
+) -> Result<Block> {
+    let mut series: Vec<Series<'_>> = result
+        .series
+        .iter()
+        .map(|s| Series { name: &s.algorithm, points: s.points.iter().map(xy).collect() })
+        .collect();
+    series.extend(extra);
+    plots::lines(&out.join(file), title, axes, &series)?;
+    Ok(Block::Figure { file: file.to_owned(), caption: title.to_owned() })
+}
+
+fn section(figure: &Figure, result: &FigureResult, out: &Path) -> Result<Vec<Block>> {
+    let id = figure.id.replace('.', "-");
+    let mut blocks = vec![Block::Heading(2, format!("Fig {}: {}", figure.id, figure.caption))];
+    let x_label = figure.x_label;
+    let mut columns = vec![x_label.to_owned()];
+    let value: fn(&Point) -> (&Estimate, usize) = match figure.measure {
+        Measure::Rejected | Measure::Benefit => |p| (&p.rejected, 1),
+        Measure::ReservedCpu => |p| (&p.reserved_cpu, 2),
+        Measure::RejectedPriority => |p| (&p.rejected_priority, 0),
+    };
+    match figure.measure {
+        Measure::Rejected => {
+            blocks.push(plot(
+                out,
+                &format!("fig{id}.svg"),
+                figure.caption,
+                (x_label, "rejections"),
+                result,
+                |p| (p.x, p.rejected.mean),
+                Vec::new(),
+            )?);
+        }
+        Measure::ReservedCpu => {
+            let ideal = Series {
+                name: "ideal",
+                points: result.series[0].points.iter().map(|p| (p.x, p.requested_cpu.mean)).collect(),
+            };
+            blocks.push(plot(
+                out,
+                &format!("fig{id}.svg"),
+                figure.caption,
+                (x_label, "mean reserved CPU (%)"),
+                result,
+                |p| (p.x, p.reserved_cpu.mean),
+                vec![ideal],
+            )?);
+        }
+        Measure::RejectedPriority => {
+            blocks.push(plot(
+                out,
+                &format!("fig{id}.svg"),
+                figure.caption,
+                ("rejections", "sum of rejected priorities"),
+                result,
+                |p| (p.rejected.mean, p.rejected_priority.mean),
+                Vec::new(),
+            )?);
+            columns[0] = format!("{x_label}: simulation time");
+        }
+        Measure::Benefit => {
+            blocks.push(plot(
+                out,
+                &format!("fig{id}a.svg"),
+                &format!("{} (a)", figure.caption),
+                (x_label, "system benefit"),
+                result,
+                |p| (p.x, p.system_benefit.mean),
+                Vec::new(),
+            )?);
+            blocks.push(plot(
+                out,
+                &format!("fig{id}b.svg"),
+                &format!("{} (b)", figure.caption),
+                (x_label, "rejections"),
+                result,
+                |p| (p.x, p.rejected.mean),
+                Vec::new(),
+            )?);
+        }
+    }
+    // The table: each algorithm's measure, and for chapter 5 its benefit too.
+    for s in &result.series {
+        columns.push(
+            format!("{} {}", s.algorithm, if figure.measure == Measure::Benefit { "rejections" } else { "" })
+                .trim()
+                .to_owned(),
+        );
+    }
+    if figure.measure == Measure::Benefit {
+        columns.extend(result.series.iter().map(|s| format!("{} benefit", s.algorithm)));
+    }
+    let rows = (0..result.series[0].points.len())
+        .map(|k| {
+            let x = &result.series[0].points[k];
+            let mut row = vec![if figure.x_requests { format!("{:.0}", x.x) } else { format!("{}", x.x) }];
+            row.extend(result.series.iter().map(|s| {
+                let (e, digits) = value(&s.points[k]);
+                cell(e, digits)
+            }));
+            if figure.measure == Measure::Benefit {
+                row.extend(result.series.iter().map(|s| cell(&s.points[k].system_benefit, 3)));
+            }
+            row
+        })
+        .collect();
+    blocks.push(Block::Table(columns, rows));
+    blocks.push(Block::Para(format!("The thesis: {}.", figure.trend)));
+    blocks.push(Block::Para(format!("Ours: {}", agreement(figure, result))));
+    Ok(blocks)
+}
+
+/// The series of `algorithm`, if run.
+fn curve<'a>(result: &'a FigureResult, algorithm: &str) -> Option<&'a [Point]> {
+    result.series.iter().find(|s| s.algorithm == algorithm).map(|s| s.points.as_slice())
+}
+
+/// `f` summed over the points.
+fn total(points: &[Point], f: fn(&Point) -> f64) -> f64 {
+    points.iter().map(f).sum()
+}
+
+/// At how many of the points `holds` is true, as "k of n".
+fn count(points: usize, holds: impl Fn(usize) -> bool) -> String {
+    format!("{} of {points}", (0..points).filter(|&k| holds(k)).count())
+}
+
+/// A sentence on how `result` reads against `figure`'s stated trend.
+fn agreement(figure: &Figure, result: &FigureResult) -> String {
+    let ch4 = (curve(result, "rb"), curve(result, "rspb"));
+    let ch5 = (curve(result, "co-rspb"), curve(result, "co-rsbf"), curve(result, "co-rsbfr"));
+    match (figure.measure, ch4, ch5) {
+        (Measure::Rejected, (Some(rb), Some(rspb)), _) => {
+            let (all_rb, all_rspb) = (total(rb, |p| p.rejected.mean), total(rspb, |p| p.rejected.mean));
+            let fewer = if all_rb > 0.0 {
+                format!("{:.0} % fewer over the sweep", 100.0 * (1.0 - all_rspb / all_rb))
+            } else {
+                "neither rejecting any".to_owned()
+            };
+            format!(
+                "RSPB rejects fewer than RB at {} points, {fewer}.",
+                count(rb.len(), |k| rspb[k].rejected.mean < rb[k].rejected.mean),
+            )
+        }
+        (Measure::ReservedCpu, (Some(rb), Some(rspb)), _) => {
+            let low = rb.iter().zip(rspb).filter(|(a, _)| a.x <= 25.0);
+            let equal = low.clone().count();
+            let same = low
+                .filter(|(a, b)| {
+                    (a.reserved_cpu.mean - a.requested_cpu.mean).abs() < 0.5
+                        && (b.reserved_cpu.mean - b.requested_cpu.mean).abs() < 0.5
+                })
+                .count();
+            let widest = rb.iter().zip(rspb).max_by(|(a, b), (c, d)| {
+                (b.reserved_cpu.mean - a.reserved_cpu.mean)
+                    .total_cmp(&(d.reserved_cpu.mean - c.reserved_cpu.mean))
+            });
+            format!(
+                "at a mean requested CPU of at most 25 %, RB and RSPB reserve within half a point of the ideal at {same} of {equal} points; RB reserves least at {} points; RSPB's lead over RB is widest at a mean request of {} %.",
+                count(rb.len(), |k| rb[k].reserved_cpu.mean <= rspb[k].reserved_cpu.mean),
+                widest.map_or(0.0, |(a, _)| a.x)
+            )
+        }
+        (Measure::RejectedPriority, (Some(rb), Some(rspb)), _) => {
+            let per =
+                |p: &[Point]| total(p, |q| q.rejected_priority.mean) / total(p, |q| q.rejected.mean).max(1.0);
+            let (a, b) = (per(rspb), per(rb));
+            let mut text = format!(
+                "RSPB's sum of rejected priorities is below RB's at {} points; per rejection, the rejected priority averages {a:.1} under RSPB against {b:.1} under RB (priorities are uniform in 1-100, mean 50.5).",
+                count(rb.len(), |k| rspb[k].rejected_priority.mean < rb[k].rejected_priority.mean),
+            );
+            if (a - b).abs() < 0.05 * b {
+                text.push_str(" So the lower sum comes from rejecting fewer, not from rejecting less important requests: priority order acts only within a meta-request, and with an interval of 50 and a request every 9.5 time units a meta-request holds about five, which likely seldom compete for the same machine.");
+            }
+            text
+        }
+        (Measure::Benefit, _, (Some(p), Some(f), Some(r))) => {
+            let n = p.len();
+            let (all_p, all_f) = (total(p, |q| q.rejected.mean), total(f, |q| q.rejected.mean));
+            let ratio = if all_f > 0.0 { all_p / all_f - 1.0 } else { 0.0 };
+            let mut text = format!(
+                "Co-RSPB's benefit is the highest at {} points; Co-RSBF rejects fewest at {}; Co-RSBFR rejects more than Co-RSPB at {}; Co-RSPB rejects {:+.0} % against Co-RSBF over the sweep (the thesis: about +10 %).",
+                count(n, |k| p[k].system_benefit.mean >= f[k].system_benefit.mean && p[k].system_benefit.mean >= r[k].system_benefit.mean),
+                count(n, |k| f[k].rejected.mean <= p[k].rejected.mean && f[k].rejected.mean <= r[k].rejected.mean),
+                count(n, |k| r[k].rejected.mean > p[k].rejected.mean),
+                100.0 * ratio
+            );
+            let above = (0..n).filter(|&k| r[k].rejected.mean > p[k].rejected.mean).count();
+            if ratio > 0.3 || 2 * above < n {
+                text.push_str(" Where this differs from the thesis, the likely reasons: it gives no arrival rate for chapter 5 (we take chapter 4's, so at the default 300 requests they arrive within about 2,900 time units and their windows crowd the 4,320 after), and the load sets how much giving every sub-request only its minimum saves; its benefit shapes are lost with Fig 1.1, and ours decide how far a soft request may be degraded; and Co-RSBFR refines toward what Co-RSPB reserves at once, so here its later rejections approach Co-RSPB's rather than exceed them.");
+            }
+            if figure.id == "5.12" {
+                let falling =
+                    |c: &[Point]| c.windows(2).filter(|w| w[1].rejected.mean <= w[0].rejected.mean).count();
+                text.push_str(&format!(
+                    " As the floating share grows, rejections fall in {}, {} and {} of the {} steps (Co-RSPB, Co-RSBF, Co-RSBFR).",
+                    falling(p),
+                    falling(f),
+                    falling(r),
+                    n - 1
+                ));
+            }
+            if figure.id == "5.13" {
+                let spread = |c: &[Point]| {
+                    let (lo, hi) = c.iter().fold((f64::MAX, f64::MIN), |(lo, hi), q| {
+                        (lo.min(q.system_benefit.mean), hi.max(q.system_benefit.mean))
+                    });
+                    hi - lo
+                };
+                text.push_str(&format!(
+                    " Across the scopes of priority the benefit spans {:.3}, {:.3} and {:.3} (Co-RSPB, Co-RSBF, Co-RSBFR); Co-RSBF and Co-RSBFR decide without priorities, so their rejections cannot change.",
+                    spread(p),
+                    spread(f),
+                    spread(r)
+                ));
+            }
+            text
+        }
+        _ => "the results lack an algorithm this comparison needs.".into(),
+    }
+}

@@ -1,0 +1,216 @@
+//! Scheduling policies: what turns a stream of requests into decisions (start, reserve,
+//! reject) through an [`structures::AvailabilityIndex`], above the trait and below the
+//! CLI. A policy sees a structure only through the loop's services
+//! ([`EventLoop`], which [`crate::replay`] implements), never its type, so every policy runs on every
+//! structure, and a replay of several structures checks that they decide alike.
+//!
+//! [`PolicyKind::spec`] is the one place that names a policy and holds its facts.
+
+mod coalloc;
+mod conservative;
+mod eds;
+mod queue;
+
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use structures::registry::Source;
+
+pub use coalloc::Attempts;
+pub use eds::{Windows, MAX_CHECKS};
+
+use crate::runner::{EventLoop, ReplayError};
+
+/// What a policy does at each event of a replay.
+pub(crate) trait Policy {
+    /// Request `i` arrives at `sim.clock()`.
+    ///
+    /// # Errors
+    /// An op the structure refused, or a divergence from the oracle.
+    fn arrive(&mut self, sim: &mut dyn EventLoop, i: usize) -> Result<(), ReplayError>;
+
+    /// Job `i` ended at `sim.clock()`; what it did not use is released already. Policies
+    /// that decide everything at arrival do nothing here.
+    ///
+    /// # Errors
+    /// As [`Policy::arrive`].
+    fn ended(&mut self, sim: &mut dyn EventLoop, i: usize) -> Result<(), ReplayError> {
+        let _ = (sim, i);
+        Ok(())
+    }
+
+    /// Whether [`Policy::ended`] is wanted for every job, or only for those that end
+    /// before their reservation does (the ones whose end changes the plan).
+    fn every_end(&self) -> bool {
+        false
+    }
+}
+
+/// What the policies' parameters are set to; each policy reads only its own.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Settings {
+    /// Conservative backfilling: re-plan the waiting jobs after every early end.
+    pub compress: bool,
+    /// Seeds FCFS-EDS's windows.
+    pub seed: u64,
+    /// FCFS-EDS and its baseline: how windows of starts are drawn.
+    pub windows: Option<Windows>,
+    /// Online co-allocation: `Δt` and `R_max`.
+    pub attempts: Option<Attempts>,
+}
+
+/// A registered policy. Its name (`--policy`, run files) is the kebab-case of its variant;
+/// the list of all policies, `Display`, the name and serde are derived.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(strum::Display, strum::IntoStaticStr, strum::VariantArray)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum PolicyKind {
+    /// Conservative backfilling with advance reservations.
+    #[default]
+    Conservative,
+    /// EASY backfilling.
+    Easy,
+    /// First come, first served, without backfilling.
+    Fcfs,
+    /// FCFS-EDS: flexible advance reservations, planned ahead by shifting earlier ones.
+    FcfsEds,
+    /// Flexible advance reservations without advance planning (FCFS-EDS's baseline).
+    Flexible,
+    /// Online co-allocation with `Δt` and `R_max`.
+    Coalloc,
+}
+
+/// A policy's parameter. Its command-line flag is `--` and the kebab-case of its variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "kebab-case")]
+pub enum Parameter {
+    /// Conservative backfilling's compression.
+    Compress,
+    /// FCFS-EDS's longest lead.
+    Lead,
+    /// FCFS-EDS's share of flexible requests.
+    FlexibleShare,
+    /// FCFS-EDS's shortest relax time.
+    RelaxMin,
+    /// FCFS-EDS's longest relax time.
+    RelaxMax,
+    /// Co-allocation's step between attempts.
+    DeltaT,
+    /// Co-allocation's most attempts.
+    Rmax,
+}
+
+impl Parameter {
+    /// The command-line flag that sets it.
+    pub fn flag(self) -> String {
+        format!("--{}", <&str>::from(self))
+    }
+
+    /// What it means, as `--help` and the reports describe it.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Parameter::Compress => {
+                "after every early end, re-plan the waiting jobs in queue order, each no later than before"
+            }
+            Parameter::Lead => "the longest lead of a request's earliest start over its arrival, in slots",
+            Parameter::FlexibleShare => "the share of requests with a window of starts; the others are rigid",
+            Parameter::RelaxMin => {
+                "the shortest relax time t_r = t_ls - t_es of a flexible request, in slots"
+            }
+            Parameter::RelaxMax => "the longest relax time of a flexible request, in slots",
+            Parameter::DeltaT => "Δt, the step between attempts, seconds (the paper: 900)",
+            Parameter::Rmax => {
+                "R_max, the most attempts per request (the paper: Q/2, half the slots of the horizon)"
+            }
+        }
+    }
+}
+
+/// The windows of starts FCFS-EDS and its baseline draw (see [`Windows`]).
+const WINDOW_PARAMETERS: &[Parameter] =
+    &[Parameter::Lead, Parameter::FlexibleShare, Parameter::RelaxMin, Parameter::RelaxMax];
+
+/// What the registry knows of a policy.
+#[derive(Debug, Clone, Copy)]
+pub struct Spec {
+    /// One line for `--help` and reports.
+    pub description: &'static str,
+    /// Where it comes from.
+    pub source: Source,
+    /// The options that change what it decides (besides those every policy takes).
+    pub parameters: &'static [Parameter],
+    /// Builds a fresh policy for one replay.
+    build: fn(&Settings) -> Box<dyn Policy>,
+}
+
+impl PolicyKind {
+    /// Every policy, in the order tables list them (the enum's).
+    pub const ALL: &'static [PolicyKind] = <PolicyKind as strum::VariantArray>::VARIANTS;
+
+    /// The registry entry.
+    pub fn spec(self) -> Spec {
+        match self {
+            PolicyKind::Conservative => Spec {
+                description: "conservative backfilling: every job is given the earliest reservation that delays no earlier one, at arrival",
+                source: Source { paper: "rbtree-availability-profile", section: Some("IV, Algorithm 2") },
+                parameters: &[Parameter::Compress],
+                build: |options| Box::new(conservative::Conservative::new(options.compress)),
+            },
+            PolicyKind::Easy => Spec {
+                description: "EASY backfilling: only the first waiting job holds a reservation; later jobs start now if they do not delay it",
+                source: Source { paper: "coallocation-2d-trees", section: Some("5.1 (its batch baseline)") },
+                parameters: &[],
+                build: |_| Box::new(queue::Queue::new(true)),
+            },
+            PolicyKind::Fcfs => Spec {
+                description: "first come, first served without backfilling: jobs start in submit order, each when it fits",
+                source: Source { paper: "coallocation-2d-trees", section: Some("5.1 (its batch baseline)") },
+                parameters: &[],
+                build: |_| Box::new(queue::Queue::new(false)),
+            },
+            PolicyKind::FcfsEds => Spec {
+                description: "FCFS-EDS: each request a reservation with a window of starts; when first fit fails, earlier flexible reservations shift within their windows to make room, or nothing changes",
+                source: Source { paper: "fcfs-eds-slotted-array", section: Some("3, Algorithm 1") },
+                parameters: WINDOW_PARAMETERS,
+                build: |options| Box::new(eds::Eds::new(true, options.windows.unwrap_or_default(), options.seed)),
+            },
+            PolicyKind::Flexible => Spec {
+                description: "flexible advance reservation without advance planning: first fit within each request's window of starts, never moving an accepted one",
+                source: Source { paper: "fcfs-eds-slotted-array", section: Some("4 (its baseline)") },
+                parameters: WINDOW_PARAMETERS,
+                build: |options| Box::new(eds::Eds::new(false, options.windows.unwrap_or_default(), options.seed)),
+            },
+            PolicyKind::Coalloc => Spec {
+                description: "online co-allocation: each request tried at its start, then every Δt later, at most R_max times; rejected if none fits",
+                source: Source { paper: "coallocation-2d-trees", section: Some("2 and 4.2") },
+                parameters: &[Parameter::DeltaT, Parameter::Rmax],
+                build: |options| Box::new(coalloc::Coalloc::new(options.attempts.unwrap_or_default())),
+            },
+        }
+    }
+
+    /// The `--policy` value.
+    pub fn name(self) -> &'static str {
+        self.into()
+    }
+
+    /// Whether the policy takes `parameter` (one of its [`Spec::parameters`]).
+    pub fn takes(self, parameter: Parameter) -> bool {
+        self.spec().parameters.contains(&parameter)
+    }
+
+    /// A fresh policy of this kind for one replay with `settings`.
+    pub(crate) fn build(self, settings: &Settings) -> Box<dyn Policy> {
+        (self.spec().build)(settings)
+    }
+}
+
+impl FromStr for PolicyKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        structures::registry::by_name(Self::ALL, Self::name, "policy", s)
+    }
+}

@@ -1,0 +1,307 @@
+//! What a schedule achieved, the same on every structure that made it: its digest
+//! (equal across structures exactly when their schedules are), utilisation and waits,
+//! and the attempts of a policy that retries.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use structures::Time;
+use traces::workload::Workload;
+
+use super::{Mode, Run, Trial};
+
+/// The spatial sizes coallocation-2d-trees groups requests by (Table 2): 50 servers.
+pub const SIZE_GROUP: u32 = 50;
+
+/// The quantiles a run file keeps of waits and temporal penalties: every percentile,
+/// enough to plot a distribution (coallocation-2d-trees' Figs 3, 4 and 6).
+pub const QUANTILES: [f64; 100] = {
+    let mut q = [0.0; 100];
+    let mut k = 0;
+    while k < q.len() {
+        q[k] = (k + 1) as f64 / 100.0;
+        k += 1;
+    }
+    q
+};
+
+/// Attempts and waits of a policy that retries (coallocation-2d-trees, section 5).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttemptMetrics {
+    /// Requests handled.
+    pub requests: u64,
+    /// Requests rejected (no attempt fitted).
+    pub rejected: u64,
+    /// Mean attempts per request.
+    pub mean_attempts: f64,
+    /// Mean `W_r` of the accepted requests, seconds (Fig 7 a).
+    pub mean_wait: f64,
+    /// By spatial size, in groups of [`SIZE_GROUP`] (Table 2 and Fig 5).
+    pub by_size: Vec<SizeGroup>,
+    /// `(q, W_r)`: quantiles of the accepted requests' waits, seconds (Fig 4 a, 6).
+    pub wait_quantiles: Vec<(f64, Time)>,
+    /// `(q, P)`: quantiles of the temporal penalty `W_r / l_r` (Fig 3).
+    pub penalty_quantiles: Vec<(f64, f64)>,
+}
+
+/// The requests of one size group.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SizeGroup {
+    /// Sizes in `(upto - SIZE_GROUP, upto]`.
+    pub upto: u32,
+    /// Requests in the group.
+    pub requests: u64,
+    /// Mean attempts per request.
+    pub mean_attempts: f64,
+    /// Mean `W_r` of the accepted ones, seconds.
+    pub mean_wait: f64,
+}
+
+/// The nearest-rank quantiles [`QUANTILES`] of `values` (sorted here).
+pub fn quantiles<T: Copy + PartialOrd>(mut values: Vec<T>) -> Vec<(f64, T)> {
+    values.sort_unstable_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    if values.is_empty() {
+        return Vec::new();
+    }
+    let len = values.len();
+    QUANTILES.iter().map(|&q| (q, values[((q * len as f64).ceil() as usize).clamp(1, len) - 1])).collect()
+}
+
+impl AttemptMetrics {
+    /// The metrics of `trials`, or `None` when the policy recorded none.
+    pub fn new(trials: &[Trial]) -> Option<Self> {
+        if trials.is_empty() {
+            return None;
+        }
+        let mut groups: BTreeMap<u32, (u64, u64, u64, u64)> = BTreeMap::new();
+        for t in trials {
+            let g = groups.entry(t.n.div_ceil(SIZE_GROUP) * SIZE_GROUP).or_default();
+            g.0 += 1;
+            g.1 += t.attempts;
+            if let Some(w) = t.wait {
+                (g.2, g.3) = (g.2 + w, g.3 + 1);
+            }
+        }
+        let accepted: Vec<&Trial> = trials.iter().filter(|t| t.wait.is_some()).collect();
+        Some(Self {
+            requests: trials.len() as u64,
+            rejected: (trials.len() - accepted.len()) as u64,
+            mean_attempts: trials.iter().map(|t| t.attempts as f64).sum::<f64>() / trials.len() as f64,
+            mean_wait: accepted.iter().filter_map(|t| t.wait).map(|w| w as f64).sum::<f64>()
+                / accepted.len().max(1) as f64,
+            by_size: groups
+                .into_iter()
+                .map(|(upto, (requests, attempts, waited, accepted))| SizeGroup {
+                    upto,
+                    requests,
+                    mean_attempts: attempts as f64 / requests as f64,
+                    mean_wait: waited as f64 / accepted.max(1) as f64,
+                })
+                .collect(),
+            wait_quantiles: quantiles(accepted.iter().filter_map(|t| t.wait).collect()),
+            penalty_quantiles: quantiles(
+                accepted.iter().filter_map(|t| t.wait.map(|w| w as f64 / t.length.max(1) as f64)).collect(),
+            ),
+        })
+    }
+}
+
+/// The schedule's quality.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleMetrics {
+    /// A fingerprint of every placement (FNV-1a over job id, start, end and ids, in
+    /// submit order): equal across structures exactly when their schedules are.
+    pub digest: String,
+    /// Jobs placed.
+    pub placed: usize,
+    /// Jobs no window was found for.
+    pub unplaced: usize,
+    /// Busy resource-seconds over capacity times the span from the first submit to the
+    /// last end.
+    pub utilisation: f64,
+    /// Mean wait (start minus submit) of the jobs that were not reservations, seconds.
+    pub mean_wait: f64,
+    /// 99th-percentile wait, seconds.
+    pub p99_wait: u64,
+    /// The same waits in the shapes coallocation-2d-trees plots them (absent from run
+    /// files written before they were kept, and when no job waited in a queue).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waits: Option<Waits>,
+    /// Advance reservations requested.
+    pub ar_requested: u64,
+    /// Advance reservations admitted.
+    pub ar_admitted: u64,
+    /// Mean number of options offered to a rejected reservation.
+    pub ar_mean_options: f64,
+}
+
+fn digest(run: &Run) -> String {
+    const PRIME: u64 = 0x0100_0000_01b3;
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |word: u64| {
+        for byte in word.to_le_bytes() {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(PRIME);
+        }
+    };
+    for p in &run.schedule {
+        eat(p.id as u64);
+        eat(p.start);
+        eat(p.end);
+        for (lo, hi) in p.set.ranges() {
+            eat(u64::from(lo) << 32 | u64::from(hi));
+        }
+    }
+    format!("{hash:016x}")
+}
+
+impl ScheduleMetrics {
+    /// What `run`'s schedule of `workload` achieved, jobs running for their run time
+    /// (`Mode::Simulate`) or their whole reservation.
+    pub fn new(run: &Run, workload: &Workload, mode: Mode) -> Self {
+        schedule_metrics(run, workload, &run_times(workload, mode))
+    }
+}
+
+/// How long each job, by id, keeps its resources: its run time (`Mode::Simulate`) or its
+/// whole reservation.
+pub fn run_times(workload: &Workload, mode: Mode) -> BTreeMap<i64, Time> {
+    workload
+        .requests
+        .iter()
+        .map(|r| (r.id, if mode == Mode::Simulate { r.runtime } else { r.duration }))
+        .collect()
+}
+
+/// What `run`'s schedule of `workload` achieved, each job busy for `runtime[id]`
+/// (see [`run_times`]).
+pub fn schedule_metrics(run: &Run, workload: &Workload, runtime: &BTreeMap<i64, Time>) -> ScheduleMetrics {
+    let busy: f64 = run
+        .schedule
+        .iter()
+        .map(|p| p.set.count() as f64 * runtime.get(&p.id).copied().unwrap_or(p.end - p.start) as f64)
+        .sum();
+    let first = workload.requests.first().map_or(0, |r| r.submit);
+    let last = run
+        .schedule
+        .iter()
+        .map(|p| p.start + runtime.get(&p.id).copied().unwrap_or(0))
+        .max()
+        .unwrap_or(first);
+    let span = (last.saturating_sub(first)).max(1) as f64;
+    let mut waits: Vec<u64> =
+        run.schedule.iter().filter(|p| !p.reserved).map(|p| p.start - p.submit).collect();
+    waits.sort_unstable();
+    let mean_wait = if waits.is_empty() {
+        0.0
+    } else {
+        waits.iter().map(|&w| w as f64).sum::<f64>() / waits.len() as f64
+    };
+    let p99_wait = match waits.len() {
+        0 => 0,
+        len => waits[((0.99 * len as f64).ceil() as usize).clamp(1, len) - 1],
+    };
+    let offered = &run.ar.offered;
+    ScheduleMetrics {
+        digest: digest(run),
+        placed: run.schedule.len(),
+        unplaced: run.unplaced,
+        utilisation: busy / (f64::from(workload.capacity) * span),
+        mean_wait,
+        p99_wait,
+        waits: Waits::new(run, workload),
+        ar_requested: run.ar.requested,
+        ar_admitted: run.ar.admitted,
+        ar_mean_options: if offered.is_empty() {
+            0.0
+        } else {
+            offered.iter().sum::<u64>() as f64 / offered.len() as f64
+        },
+    }
+}
+
+/// The waits (start minus submit) of the jobs that were not advance reservations, and
+/// their temporal penalties `wait / l_r`, `l_r` being the time the job requested.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Waits {
+    /// `(q, wait)`: quantiles [`QUANTILES`], seconds (coallocation-2d-trees, Figs 4 a and 6).
+    pub quantiles: Vec<(f64, Time)>,
+    /// By spatial size, in groups of [`SIZE_GROUP`] (Fig 5).
+    pub by_size: Vec<Group>,
+    /// By requested time, in groups of an hour; the last group holds everything longer
+    /// than [`LENGTH_GROUPS`] hours (Fig 3).
+    pub by_length: Vec<Group>,
+}
+
+/// Hourly groups of requested time [`Waits::by_length`] keeps before one for the rest.
+pub const LENGTH_GROUPS: u64 = 48;
+
+/// The jobs of one group.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Group {
+    /// The group holds values in `(upto - width, upto]`: sizes in resources, lengths in
+    /// seconds.
+    pub upto: u64,
+    /// Jobs in it.
+    pub jobs: u64,
+    /// Their mean wait, seconds.
+    pub mean_wait: f64,
+    /// Their mean temporal penalty.
+    pub mean_penalty: f64,
+}
+
+/// One job that waited in a queue, as [`Waits`] groups it.
+struct Queued {
+    size: u64,
+    length: Time,
+    wait: Time,
+    penalty: f64,
+}
+
+/// The mean wait and penalty of `jobs` in each group `key` puts them in.
+fn groups(jobs: &[Queued], key: impl Fn(&Queued) -> u64) -> Vec<Group> {
+    let mut sums: BTreeMap<u64, (u64, f64, f64)> = BTreeMap::new();
+    for job in jobs {
+        let g = sums.entry(key(job)).or_default();
+        *g = (g.0 + 1, g.1 + job.wait as f64, g.2 + job.penalty);
+    }
+    sums.into_iter()
+        .map(|(upto, (n, waits, penalties))| Group {
+            upto,
+            jobs: n,
+            mean_wait: waits / n as f64,
+            mean_penalty: penalties / n as f64,
+        })
+        .collect()
+}
+
+impl Waits {
+    /// The waits of `run`'s schedule of `workload`, or `None` when every job was a
+    /// reservation.
+    fn new(run: &Run, workload: &Workload) -> Option<Self> {
+        let length: BTreeMap<i64, Time> = workload.requests.iter().map(|r| (r.id, r.duration)).collect();
+        let queued: Vec<Queued> = run
+            .schedule
+            .iter()
+            .filter(|p| !p.reserved)
+            .map(|p| {
+                let length = length.get(&p.id).copied().unwrap_or(p.end - p.start).max(1);
+                let wait = p.start - p.submit;
+                Queued { size: p.set.count(), length, wait, penalty: wait as f64 / length as f64 }
+            })
+            .collect();
+        if queued.is_empty() {
+            return None;
+        }
+        let (size, hour) = (u64::from(SIZE_GROUP), 3_600);
+        Some(Self {
+            quantiles: quantiles(queued.iter().map(|j| j.wait).collect()),
+            by_size: groups(&queued, |j| j.size.div_ceil(size) * size),
+            by_length: groups(&queued, |j| j.length.div_ceil(hour).min(LENGTH_GROUPS + 1) * hour),
+        })
+    }
+}

@@ -1,0 +1,269 @@
+//! Trace replay as a discrete-event simulation of a scheduling policy ([`crate::policy`];
+//! conservative backfilling by default) on any structure.
+//!
+//! Jobs arrive at their submit time and the policy places them, on the lowest free ids. A
+//! job completes at its start plus its actual run time and releases the unused tail of
+//! its reservation. A seeded fraction of jobs are advance reservations (`ar.rs`).
+//! `Mode::PlanOnly` keeps the first version's behaviour: no completions.
+
+mod ar;
+pub mod metrics;
+mod sim;
+
+use sim::Sim;
+mod summary;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use oracle::Scenario;
+use serde::{Deserialize, Serialize};
+use structures::{AvailabilityIndex, Config, Cost, Kind, Time};
+
+pub use ar::{plan as plan_reservations, Reservation, AR_WINDOW};
+pub use summary::{box_stats, ratios, table, trimmed, unvisited, BoxStats, Ratios, EXACT_BELOW};
+
+use crate::policy::{PolicyKind, Settings};
+use crate::runner::Runner;
+pub use crate::runner::{Placement, Refusal, ReplayError};
+use traces::workload::Workload;
+
+/// How jobs end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(strum::Display, strum::EnumString, strum::VariantNames)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum Mode {
+    /// Jobs complete at start plus run time and release the rest of their reservation.
+    Simulate,
+    /// Jobs never complete early and nothing is released (the first replay's behaviour).
+    PlanOnly,
+}
+
+/// The scheduler's options.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    /// The scheduling policy (absent in run files written before there was a choice,
+    /// which were all conservative backfilling).
+    #[serde(default)]
+    pub policy: PolicyKind,
+    /// How jobs end.
+    pub mode: Mode,
+    /// Conservative backfilling: re-plan the waiting jobs after every early end.
+    pub compress: bool,
+    /// The fraction of jobs that are advance reservations.
+    pub ar_fraction: f64,
+    /// Seeds the choice of advance reservations (and FCFS-EDS's windows).
+    pub seed: u64,
+    /// FCFS-EDS and its baseline: how windows of starts are drawn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub windows: Option<crate::policy::Windows>,
+    /// Online co-allocation: `Δt` and `R_max`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<crate::policy::Attempts>,
+}
+
+impl Options {
+    /// What the policy's parameters are set to.
+    pub fn settings(&self) -> Settings {
+        Settings { compress: self.compress, seed: self.seed, windows: self.windows, attempts: self.attempts }
+    }
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            policy: PolicyKind::default(),
+            mode: Mode::Simulate,
+            compress: false,
+            ar_fraction: 0.0,
+            seed: 1,
+            windows: None,
+            attempts: None,
+        }
+    }
+}
+
+/// Advance reservations over a replay.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArCounts {
+    /// Reservations requested.
+    pub requested: u64,
+    /// Reservations admitted at the start asked for.
+    pub admitted: u64,
+    /// Scheduling options offered to each rejected reservation.
+    pub offered: Vec<u64>,
+}
+
+/// One request's scheduling attempts under a policy that retries (coallocation-2d-trees).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Trial {
+    /// Its spatial size `n_r`.
+    pub n: u32,
+    /// Its temporal size `l_r`.
+    pub length: Time,
+    /// Attempts made.
+    pub attempts: u64,
+    /// `W_r`: how long after the start it asked for it starts; `None` if rejected.
+    pub wait: Option<Time>,
+}
+
+/// What one structure did over a replay.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// The structure.
+    pub structure: Kind,
+    /// Whether the oracle ran beside it (then `wall` includes the oracle's time).
+    pub verified: bool,
+    /// Requests replayed.
+    pub jobs: usize,
+    /// The cost of every `check`, in call order.
+    pub checks: Vec<Cost>,
+    /// The cost of every `earliest` (rbtree-availability-profile's schedule operation), in call order.
+    pub searches: Vec<Cost>,
+    /// Calls per operation.
+    pub ops: BTreeMap<oracle::OpKind, u64>,
+    /// The structure's size at sampled events: `(time, size)`.
+    pub sizes: Vec<(Time, u64)>,
+    /// Jobs no window could be found for before the horizon.
+    pub unplaced: usize,
+    /// Advance reservations.
+    pub ar: ArCounts,
+    /// What the policy counted (requests accepted, reservations shifted, ...), by name.
+    pub counts: BTreeMap<&'static str, u64>,
+    /// Each request's attempts, for policies that retry (in arrival order).
+    pub trials: Vec<Trial>,
+    /// The furthest any window reached past the slot it was asked in.
+    pub reach: Time,
+    /// Time spent in the run.
+    pub wall: Duration,
+    /// Every placed job's final placement, in submit order.
+    pub schedule: Vec<Placement>,
+}
+
+impl Run {
+    fn fresh(structure: Kind, verified: bool, jobs: usize) -> Self {
+        Run {
+            structure,
+            verified,
+            jobs,
+            checks: Vec::new(),
+            searches: Vec::new(),
+            ops: BTreeMap::new(),
+            sizes: Vec::new(),
+            unplaced: 0,
+            ar: ArCounts::default(),
+            counts: BTreeMap::new(),
+            trials: Vec::new(),
+            reach: 0,
+            wall: Duration::ZERO,
+            schedule: Vec::new(),
+        }
+    }
+}
+
+/// What a replay runs with, besides the structure and the workload.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ReplayConfig {
+    /// Slot width and horizon (a structure that needs a horizon and has none gets
+    /// [`Kind::config_for`]'s default).
+    pub config: Config,
+    /// The scheduler's options.
+    pub options: Options,
+    /// Run the oracle beside the structure and stop at the first divergence.
+    pub verify: bool,
+}
+
+/// Follows a replay as it goes, e.g. to draw a progress bar. Every method has a no-op
+/// default, so an observer implements only what it shows.
+pub trait Observer {
+    /// Job `done` of `total` has arrived and been handled (`done` counts from 1).
+    fn arrived(&mut self, done: u64, total: u64) {
+        let _ = (done, total);
+    }
+}
+
+/// An observer that shows nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Silent;
+
+impl Observer for Silent {}
+
+/// Replays `workload` on a fresh structure of `kind` as `setup` says, telling `observer`
+/// of every arrival.
+///
+/// # Errors
+/// No index can be built for the configuration, the first divergence (with `verify`),
+/// or a refused op.
+pub fn replay(
+    kind: Kind,
+    workload: &Workload,
+    setup: &ReplayConfig,
+    observer: &mut dyn Observer,
+) -> Result<Run, ReplayError> {
+    let scenario = Scenario { capacity: workload.capacity, config: kind.config_for(setup.config) };
+    let runner = Runner::build(kind, scenario, setup.verify)?;
+    let run = Run::fresh(kind, setup.verify, workload.requests.len());
+    let started = Instant::now();
+    let mut policy = setup.options.policy.build(&setup.options.settings());
+    let (mut run, _) = Sim::new(runner, run, workload, &setup.options).run(policy.as_mut(), observer)?;
+    run.wall = started.elapsed();
+    Ok(run)
+}
+
+/// The state a replay of `workload` on the reference structure (`Kind::REFERENCE`) leaves behind: its present and
+/// its free frames up to the horizon, which [`AvailabilityIndex::load_frames`] turns into
+/// the same state on any structure (the benchmarks' real-trace states).
+///
+/// # Errors
+/// As [`replay`].
+pub fn final_state(
+    workload: &Workload,
+    config: Config,
+    options: &Options,
+) -> Result<(Time, Vec<structures::TimeFrame>), ReplayError> {
+    let index = Kind::REFERENCE.build(workload.capacity, config).map_err(ReplayError::Build)?;
+    let index = replay_on(index, workload, options)?;
+    let now = index.now();
+    let frames = index.free_frames(now, config.limit(now)).map_err(ReplayError::Build)?;
+    Ok((now, frames))
+}
+
+/// Replays `workload` on `index`, any implementation of the trait (one that records
+/// its calls, say), without the oracle, and hands it back as the replay left it.
+///
+/// # Errors
+/// A refused op.
+///
+/// # Panics
+/// Never: the runner is built plain here.
+pub fn replay_on(
+    index: Box<dyn AvailabilityIndex>,
+    workload: &Workload,
+    options: &Options,
+) -> Result<Box<dyn AvailabilityIndex>, ReplayError> {
+    // The run's bookkeeping is dropped, so the kind it is filed under does not matter.
+    let run = Run::fresh(Kind::REFERENCE, false, workload.requests.len());
+    let mut policy = options.policy.build(&options.settings());
+    let (_, runner) =
+        Sim::new(Runner::Plain(index), run, workload, options).run(policy.as_mut(), &mut Silent)?;
+    match runner {
+        Runner::Plain(index) => Ok(index),
+        Runner::Verified(_) => unreachable!("built plain above"),
+    }
+}
+
+/// The horizon a structure with one needs to schedule `workload` exactly as an unbounded
+/// one does: the furthest any window of the replay reaches past the slot it was asked in,
+/// found by replaying on the reference structure (`Kind::REFERENCE`) with slot width `slot`.
+///
+/// # Errors
+/// As [`replay`].
+pub fn horizon_for(workload: &Workload, slot: Time, options: &Options) -> Result<Time, ReplayError> {
+    let config = Config { slot, horizon: None };
+    let setup = ReplayConfig { config, options: *options, verify: false };
+    let run = replay(Kind::REFERENCE, workload, &setup, &mut Silent)?;
+    Ok(config.ceil(run.reach).unwrap_or(config.floor(Time::MAX)).max(slot))
+}

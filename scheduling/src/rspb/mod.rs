@@ -1,0 +1,248 @@
+//! The reservation schedulers of rspb-priorities-benefit-functions: requests collected
+//! into meta-requests at each scheduling event (Fig 4.1), ordered, and admitted on a grid
+//! of machines whose CPU the Grid may reserve, with graceful degradation along benefit
+//! functions instead of rejection. Chapter 4's RSPB against the Resource Broker (RB);
+//! chapter 5's co-reservation of sub-requests, Co-RSPB, Co-RSBF and Co-RSBFR.
+//!
+//! Each machine's time slot table is a registered structure ([`table`]), driven through
+//! the same ops as every replay, so every algorithm runs on every structure and a run of
+//! several structures checks that they decide alike. [`Algorithm::spec`] is the one place
+//! that names an algorithm and holds its facts.
+
+mod batch;
+mod co;
+pub mod experiment;
+pub mod generate;
+mod grid;
+pub mod metrics;
+pub mod model;
+mod refine;
+pub mod results;
+mod single;
+mod table;
+
+use std::str::FromStr;
+
+use structures::registry::Source;
+use structures::Kind;
+use thiserror::Error;
+
+pub use batch::{batches, Batch};
+pub use grid::{Decision, Placed};
+
+use crate::runner::ReplayError;
+use grid::Grid;
+use model::{ModelError, Request, Workload};
+
+/// A registered algorithm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(strum::Display, strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "kebab-case")]
+pub enum Algorithm {
+    /// The Resource Broker: arrival order, nothing less than the request.
+    Rb,
+    /// RSPB: priority order, graceful degradation, load balancing.
+    Rspb,
+    /// Co-RSPB: co-reservation in priority order, each sub-request given the most.
+    CoRspb,
+    /// Co-RSBF: co-reservation by best fit decreasing, each sub-request given the least.
+    CoRsbf,
+    /// Co-RSBFR: Co-RSBF, then each admitted request's reservations refined upward.
+    CoRsbfr,
+}
+
+/// The order a meta-request's requests are scheduled in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// As they arrived.
+    Arrival,
+    /// Descending priority `p_k` (ties as they arrived).
+    Priority,
+    /// Descending `Σ CPU_min` of the sub-requests (ties as they arrived).
+    SumMin,
+}
+
+/// What the registry knows of an algorithm.
+#[derive(Debug, Clone, Copy)]
+pub struct Spec {
+    /// One line for `--help` and reports.
+    pub description: &'static str,
+    /// Where it comes from.
+    pub source: Source,
+    /// The thesis's chapter whose model it schedules: 4 (one sub-request, any machine)
+    /// or 5 (sub-requests, fixed or floating).
+    pub chapter: u8,
+    /// How each meta-request is ordered.
+    pub order: Order,
+}
+
+const PAPER: &str = "rspb-priorities-benefit-functions";
+
+impl Algorithm {
+    /// Every algorithm, chapter 4's then chapter 5's (the enum's order).
+    pub const ALL: &'static [Algorithm] = <Algorithm as strum::VariantArray>::VARIANTS;
+
+    /// The registry entry.
+    pub fn spec(self) -> Spec {
+        match self {
+            Algorithm::Rb => Spec {
+                description: "the Resource Broker baseline: each request in arrival order on the least loaded machine that has all it asks for, else rejected (no benefit functions)",
+                source: Source { paper: PAPER, section: Some("2.3.1 and 4.5 (its baseline; Fig 4.2 without lines 24-32, in arrival order)") },
+                chapter: 4,
+                order: Order::Arrival,
+            },
+            Algorithm::Rspb => Spec {
+                description: "RSPB: each meta-request by priority; the least loaded machine with all a request asks for, else the one whose CPU gives the most benefit",
+                source: Source { paper: PAPER, section: Some("4.4, Figs 4.1 and 4.2") },
+                chapter: 4,
+                order: Order::Priority,
+            },
+            Algorithm::CoRspb => Spec {
+                description: "Co-RSPB: requests by priority; each sub-request CPU_max on the tightest machine with it, else the most benefit; all or none",
+                source: Source { paper: PAPER, section: Some("5.3, Figs 5.1-5.3") },
+                chapter: 5,
+                order: Order::Priority,
+            },
+            Algorithm::CoRsbf => Spec {
+                description: "Co-RSBF: requests by the sum of their minimum CPU; each sub-request CPU_min on the tightest machine with it (best fit decreasing); all or none",
+                source: Source { paper: PAPER, section: Some("5.4, Figs 5.4-5.6") },
+                chapter: 5,
+                order: Order::SumMin,
+            },
+            Algorithm::CoRsbfr => Spec {
+                description: "Co-RSBFR: Co-RSBF, then each admitted request's soft sub-requests moved or grown toward CPU_max, rejecting nothing",
+                source: Source { paper: PAPER, section: Some("5.4, Figs 5.7 and 5.8") },
+                chapter: 5,
+                order: Order::SumMin,
+            },
+        }
+    }
+
+    /// The `--algorithm` value.
+    pub fn name(self) -> &'static str {
+        self.into()
+    }
+
+    /// The algorithms of one chapter's model.
+    pub fn of_chapter(chapter: u8) -> Vec<Algorithm> {
+        Self::ALL.iter().copied().filter(|a| a.spec().chapter == chapter).collect()
+    }
+}
+
+impl FromStr for Algorithm {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        structures::registry::by_name(Self::ALL, Self::name, "algorithm", s)
+    }
+}
+
+/// Why a run stopped.
+#[derive(Debug, Error)]
+pub enum RspbError {
+    /// The workload is refused.
+    #[error("{0}")]
+    Model(#[from] ModelError),
+    /// A request the algorithm's model cannot hold.
+    #[error("{algorithm}: request {id}: {why}")]
+    Unfit {
+        /// The algorithm.
+        algorithm: Algorithm,
+        /// The request.
+        id: u64,
+        /// Why.
+        why: &'static str,
+    },
+    /// A figure's parameters are refused.
+    #[error("figure {figure}: {why}")]
+    Params {
+        /// The figure.
+        figure: &'static str,
+        /// Why.
+        why: String,
+    },
+    /// A table op was refused or diverged from the oracle.
+    #[error("{0}")]
+    Table(#[from] ReplayError),
+    /// A table broke its invariants (verified runs).
+    #[error("after the event at {at}: {why}")]
+    Invariant {
+        /// The event.
+        at: u64,
+        /// What broke.
+        why: String,
+    },
+}
+
+/// One algorithm's run on one structure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// The algorithm.
+    pub algorithm: Algorithm,
+    /// The structure every machine's table was.
+    pub structure: Kind,
+    /// Each request's decision, in the workload's order.
+    pub decisions: Vec<Decision>,
+    /// Scheduling events that had requests.
+    pub events: usize,
+    /// Ops on the tables.
+    pub ops: u64,
+}
+
+/// Runs `algorithm` over `workload` with every machine's table in a fresh `kind` (beside
+/// the oracle, each table's invariants checked after every event, when `verify`).
+///
+/// # Errors
+/// A refused workload, a request outside the algorithm's model, or (a bug) a refused op,
+/// a divergence from the oracle or a broken invariant.
+pub fn run(algorithm: Algorithm, workload: &Workload, kind: Kind, verify: bool) -> Result<Run, RspbError> {
+    workload.validate()?;
+    let spec = algorithm.spec();
+    if spec.chapter == 4 {
+        if let Some(r) = workload.requests.iter().find(|r| r.subs.len() != 1 || !r.floating()) {
+            let why = "chapter 4's algorithms take requests of one sub-request on any machine";
+            return Err(RspbError::Unfit { algorithm, id: r.id, why });
+        }
+    }
+    let mut grid = Grid::new(kind, &workload.dedication, workload.horizon, verify)?;
+    for h in &workload.held {
+        grid.hold(h)?;
+    }
+    let mut decisions = vec![Decision::Rejected { sub: 0 }; workload.requests.len()];
+    let events = batches(&workload.requests, workload.interval);
+    for event in &events {
+        grid.advance(event.at)?;
+        let mut order = event.requests.clone();
+        let requests = &workload.requests;
+        match spec.order {
+            Order::Arrival => {}
+            Order::Priority => order.sort_by_key(|&k| std::cmp::Reverse(requests[k].priority)),
+            Order::SumMin => order.sort_by_key(|&k| std::cmp::Reverse(requests[k].sum_min())),
+        }
+        for &k in &order {
+            decisions[k] = decide(algorithm, &mut grid, &requests[k])?;
+        }
+        if algorithm == Algorithm::CoRsbfr {
+            // Fig 5.7 lines 13-18: refine the admitted ones, in the same order.
+            for &k in &order {
+                if let Decision::Accepted(placed) = &mut decisions[k] {
+                    refine::refine(&mut grid, &requests[k], placed)?;
+                }
+            }
+        }
+        if verify {
+            grid.validate(event.at, event.at.saturating_add(workload.horizon))
+                .map_err(|why| RspbError::Invariant { at: event.at, why })?;
+        }
+    }
+    Ok(Run { algorithm, structure: kind, decisions, events: events.len(), ops: grid.ops() })
+}
+
+fn decide(algorithm: Algorithm, grid: &mut Grid, r: &Request) -> Result<Decision, ReplayError> {
+    match algorithm {
+        Algorithm::Rb => single::schedule(grid, r, false),
+        Algorithm::Rspb => single::schedule(grid, r, true),
+        Algorithm::CoRspb => co::schedule(grid, r, co::Fit::Most),
+        Algorithm::CoRsbf | Algorithm::CoRsbfr => co::schedule(grid, r, co::Fit::Least),
+    }
+}

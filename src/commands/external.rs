@@ -1,0 +1,244 @@
+//! `resbench verify --external` and `resbench bench --external`: their options, the
+//! streams they build, and what they print.
+
+use std::fs;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context, Result};
+use external::boundary::boundary;
+use external::streams::{random, read_ops, read_trace, trace, Case, Stream};
+use external::verify::{op_line, record_line, replay_commands, run_case, shrink, verify, Found};
+use external::{bench, External, Limits};
+use scheduling::replay::{horizon_for, Mode, Options};
+use structures::{Config, Kind};
+
+/// Which streams to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Source {
+    /// Ops from the shared generators with fuzzing's swarm flags.
+    Random,
+    /// Every index call of a plan-only replay of a trace.
+    Trace,
+    /// Hand-written ops at the edges: horizon, capacity, empty windows, zero counts.
+    Boundary,
+}
+
+/// The options `verify` and `bench` share.
+#[derive(clap::Args)]
+pub struct Common {
+    /// The command that starts the child (run as `sh -c 'exec CMD'`).
+    #[arg(long, value_name = "CMD")]
+    external: String,
+    /// The streams to run.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Source::Random, Source::Trace, Source::Boundary])]
+    source: Vec<Source>,
+    /// Random stream: ops in all.
+    #[arg(long, default_value_t = 10_000)]
+    ops: usize,
+    /// Random stream: ops per case (each case is a fresh scenario on a fresh child).
+    #[arg(long, default_value_t = 100)]
+    case_ops: usize,
+    /// Random stream: the RNG seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Trace stream: an SWF trace (.swf or .swf.gz); the bundled KTH trace if omitted.
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// Trace stream: replay only the first N jobs.
+    #[arg(long, default_value_t = 5_000)]
+    limit: usize,
+    /// Trace stream: machine size (the header's MaxProcs, else MaxNodes, if omitted);
+    /// with --replay: the capacity of the index.
+    #[arg(long)]
+    capacity: Option<u32>,
+    /// Slot width: of the trace stream (default 300, the main job's five-minute slots),
+    /// or with --replay of the index (default 1, as `resbench ops`).
+    #[arg(long)]
+    slot: Option<u64>,
+    /// Horizon past the present, a multiple of the slot (trace stream or --replay).
+    #[arg(long)]
+    horizon: Option<u64>,
+    /// The longest the child may take to answer one op, milliseconds.
+    #[arg(long, default_value_t = 5_000)]
+    timeout_ms: u64,
+    /// The longest the child may take to answer the hello, milliseconds.
+    #[arg(long, default_value_t = 10_000)]
+    handshake_timeout_ms: u64,
+    /// The longest line read from the child, bytes.
+    #[arg(long, default_value_t = 1 << 20)]
+    max_line_bytes: usize,
+    /// The most ops a stream may hold.
+    #[arg(long, default_value_t = 1_000_000)]
+    max_ops: usize,
+}
+
+/// `resbench verify --external`.
+#[derive(clap::Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Stop once this many cases have diverged.
+    #[arg(long, default_value_t = 10)]
+    max_divergences: usize,
+    /// The most attempts (each a fresh child) shrinking may make.
+    #[arg(long, default_value_t = 1_000)]
+    shrink_attempts: usize,
+    /// Where the shrunk reproducer is written.
+    #[arg(long, default_value = "out/external")]
+    out: PathBuf,
+    /// Run only this ops file (one op per line) on an index of --capacity, --slot and
+    /// --horizon, instead of the streams.
+    #[arg(long, value_name = "FILE", requires = "capacity")]
+    replay: Option<PathBuf>,
+}
+
+/// `resbench bench --external`.
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    #[command(flatten)]
+    common: Common,
+    /// The no-op adapter whose time is the protocol's own cost.
+    #[arg(long, value_name = "CMD", default_value = "python3 examples/external/noop.py")]
+    noop: String,
+    /// Runs each median is taken over.
+    #[arg(long, default_value_t = 5)]
+    runs: usize,
+}
+
+impl Common {
+    fn external(&self, command: &str) -> External {
+        let limits = Limits {
+            op_timeout: Duration::from_millis(self.timeout_ms),
+            handshake_timeout: Duration::from_millis(self.handshake_timeout_ms),
+            max_line: self.max_line_bytes,
+        };
+        External { command: command.to_owned(), limits }
+    }
+
+    /// The streams asked for; the trace stream gets a horizon computed from the
+    /// workload when `needs_horizon` and none is given, as `resbench replay` does.
+    fn streams(&self, needs_horizon: bool) -> Result<Vec<Stream>> {
+        let mut streams = Vec::new();
+        for source in &self.source {
+            let stream = match source {
+                // Refused before generating, so a huge --ops costs nothing.
+                Source::Random if self.ops > self.max_ops => bail!(
+                    "--ops {} is more than the cap of {} ops per stream (raise it with --max-ops)",
+                    self.ops,
+                    self.max_ops
+                ),
+                Source::Random => random(self.ops, self.case_ops, self.seed),
+                Source::Boundary => boundary(),
+                Source::Trace => {
+                    let (name, load) = read_trace(self.trace.as_deref(), self.capacity, Some(self.limit))?;
+                    let mut config = Config { slot: self.slot.unwrap_or(300), horizon: self.horizon };
+                    config.validate(load.capacity).map_err(|e| anyhow!("--slot/--horizon: {e}"))?;
+                    if needs_horizon && config.horizon.is_none() {
+                        let options = Options { mode: Mode::PlanOnly, ..Options::default() };
+                        config.horizon = Some(horizon_for(&load, config.slot, &options)?);
+                    }
+                    trace(&name, &load, config)?
+                }
+            };
+            streams.push(stream.within(self.max_ops)?);
+        }
+        Ok(streams)
+    }
+
+    /// The --replay file as a one-case stream.
+    fn replay_stream(&self, file: &std::path::Path) -> Result<Stream> {
+        let capacity = self.capacity.context("--replay needs --capacity")?;
+        let config = Config { slot: self.slot.unwrap_or(1), horizon: self.horizon };
+        config.validate(capacity).map_err(|e| anyhow!("--capacity/--slot/--horizon: {e}"))?;
+        let ops = read_ops(file)?;
+        let about = format!("{} ops from {}", ops.len(), file.display());
+        let case = Case { scenario: oracle::Scenario { capacity, config }, ops };
+        Stream { name: "replay", about, thorough: true, cases: vec![case] }.within(self.max_ops)
+    }
+}
+
+/// Runs `verify`; an error (and a non-zero exit) on any divergence, after writing the
+/// shrunk reproducer.
+pub fn run_verify(args: &VerifyArgs) -> Result<()> {
+    let common = &args.common;
+    let external = common.external(&common.external);
+    let streams = match &args.replay {
+        Some(file) => vec![common.replay_stream(file)?],
+        None => common.streams(false)?,
+    };
+    let summary = verify(&external, &streams, args.max_divergences.max(1))
+        .with_context(|| format!("the child `{}`", external.command))?;
+    out!("{summary}")?;
+    if summary.ops() == 0 {
+        bail!(
+            "no op was checked: {}",
+            summary.refused.first().map_or("the streams are empty", String::as_str)
+        );
+    }
+    let Some(first) = summary.found.first() else { return Ok(()) };
+    out!("first divergence, {first}")?;
+    if args.replay.is_none() {
+        report_shrunk(args, &external, first)?;
+    }
+    bail!("verify found {} diverging case(s)", summary.divergences())
+}
+
+/// Shrinks the first divergence, writes it as an ops file and prints how to replay it.
+fn report_shrunk(args: &VerifyArgs, external: &External, first: &Found) -> Result<()> {
+    let shrunk = shrink(external, first, args.shrink_attempts);
+    let how = match (shrunk.reproduced, shrunk.exhausted) {
+        (false, _) => "it did not diverge again on a fresh child, so it is not shrunk".to_owned(),
+        (true, true) => format!(
+            "stopped at the bound of {} attempts (raise it with --shrink-attempts)",
+            args.shrink_attempts
+        ),
+        (true, false) => format!("{} attempts", shrunk.attempts),
+    };
+    fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    let file = args.out.join(format!("{}-{}.ops", first.stream, first.step.class.label().replace(' ', "-")));
+    let text: String = shrunk.items.iter().map(|op| op_line(op) + "\n").collect();
+    fs::write(&file, &text).with_context(|| format!("cannot write {}", file.display()))?;
+    outln!(
+        "shrunk from {} to {} ops ({how}), written to {}:",
+        first.ops.len(),
+        shrunk.items.len(),
+        file.display()
+    )?;
+    out!("{}", text.lines().map(|l| format!("  {l}\n")).collect::<String>())?;
+    // The reproducer's own divergence, as the child and the oracle answer it now.
+    let again = run_case(external, first.scenario, &shrunk.items, first.thorough)?;
+    if let Some(step) = again.divergence {
+        outln!("  -> {}", step.class)?;
+        if let Some(child) = &step.child {
+            outln!("  child:  {child}")?;
+        }
+        if let Some(oracle) = &step.oracle {
+            outln!("  oracle: {}", record_line(oracle))?;
+        }
+    }
+    outln!("replay it with:")?;
+    for command in replay_commands(&external.command, first.scenario, &file) {
+        outln!("  {command}")?;
+    }
+    Ok(())
+}
+
+/// Runs `bench`.
+pub fn run_bench(args: &BenchArgs) -> Result<()> {
+    let common = &args.common;
+    let external = common.external(&common.external);
+    let noop = common.external(&args.noop);
+    if args.noop.ends_with("examples/external/noop.py")
+        && !std::path::Path::new("examples/external/noop.py").exists()
+    {
+        bail!("the no-op adapter examples/external/noop.py is not here: run from the repository root, or pass --noop CMD");
+    }
+    let streams = common.streams(Kind::ALL.iter().any(|kind| kind.needs_horizon()))?;
+    for stream in &streams {
+        outln!("{}: {}", stream.name, stream.about)?;
+    }
+    let table = bench::bench(&external, &noop, &streams, args.runs).map_err(anyhow::Error::msg)?;
+    out!("{table}")?;
+    Ok(())
+}

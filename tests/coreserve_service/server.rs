@@ -1,0 +1,168 @@
+//! Five manager processes on loopback under concurrent co-reservations, three of them
+//! killed with SIGKILL and restarted on the same store mid-run; the final durable
+//! state is checked with the simulator's checker. Bad posts get a 4xx JSON error and
+//! leave the manager serving; `resbench coreserve reserve` commits across two managers.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use coreserve::client::{ClientConfig, Outcome};
+use coreserve::durable::Durable;
+use coreserve::proto::NodeId;
+use coreserve_service::child::ManagerProcess;
+use coreserve_service::client::{self, wait_until, Done, Pool};
+use coreserve_service::limits::MAX_BODY;
+use coreserve_service::load::{client_base, draw, AHEAD, DURATION_SLOTS, SLACK_SLOTS};
+use coreserve_service::{CLIENT, SLOT};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use structures::Kind;
+
+const MANAGERS: u32 = 5;
+const CLIENTS: u32 = 8;
+/// Resources per manager.
+const CAPACITY: u32 = 32;
+/// Hot start times the clients draw from.
+const HOT: u32 = 8;
+/// New reservations start until this long after the first.
+const LOAD: Duration = Duration::from_millis(3500);
+/// A client gives a reservation up after this many ms.
+const GIVE_UP: u64 = 4000;
+
+/// Posts `body` to a manager's inbox: the status and the body of the answer.
+fn post(addr: &str, body: &[u8]) -> (u16, serde_json::Value) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(Duration::from_secs(2)))
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut resp = agent
+        .post(format!("http://{addr}/v1/inbox"))
+        .header("content-type", "application/json")
+        .send(body)
+        .expect("the manager answers");
+    let code = resp.status().as_u16();
+    (code, resp.body_mut().read_json().expect("a JSON answer"))
+}
+
+/// Processes whose command line names `dir` (this test's own scratch directory).
+fn left_behind(dir: &Path) -> Vec<String> {
+    let needle = dir.to_string_lossy().into_owned();
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(&needle))
+        .collect()
+}
+
+#[test]
+fn five_managers_keep_the_invariants_across_kill_9() {
+    let began = Instant::now();
+    let dir = super::scratch("kill");
+    let exe = Path::new(env!("CARGO_BIN_EXE_resbench"));
+    let structure = Kind::REFERENCE.name();
+    let mut procs: Vec<ManagerProcess> = (0..MANAGERS)
+        .map(|id| {
+            ManagerProcess::spawn(exe, id, &dir.join(format!("m{id}.redb")), structure, CAPACITY)
+                .expect("a manager starts")
+        })
+        .collect();
+    let managers: Vec<(NodeId, String)> = procs.iter().map(|p| (p.id, p.addr.clone())).collect();
+
+    // Bad input: a 4xx JSON error, and the manager keeps serving.
+    let (code, body) = post(&managers[0].1, b"{not json");
+    assert_eq!((code, body["error"]["kind"].as_str()), (400, Some("malformed")), "{body}");
+    let (code, body) = post(&managers[0].1, &vec![b' '; MAX_BODY + 1]);
+    assert_eq!((code, body["error"]["kind"].as_str()), (413, Some("too_large")), "{body}");
+    assert_eq!(client::status(&managers[0].1).expect("still serving").id, 0);
+
+    let cfg = ClientConfig { give_up: GIVE_UP, ..CLIENT };
+    let pool = Pool::start(&managers, client_base(3), CLIENTS, cfg).expect("the clients start");
+    let dones: Mutex<Vec<Done>> = Mutex::new(Vec::new());
+    let stop_at = Instant::now() + LOAD;
+    let mut kills = 0;
+    std::thread::scope(|s| {
+        for i in 0..CLIENTS {
+            let (pool, managers, dones) = (&pool, &managers, &dones);
+            s.spawn(move || {
+                let mut rng = StdRng::seed_from_u64(u64::from(i));
+                while Instant::now() < stop_at {
+                    let parts = 2 + (i as usize % 2);
+                    let res = draw(&mut rng, managers, parts, HOT);
+                    let Some(d) = pool.reserve(i, res, Duration::from_millis(GIVE_UP + 3000)) else { break };
+                    dones.lock().expect("outcomes").push(d);
+                }
+            });
+        }
+        // Chaos: kill -9 three managers in turn, each restarted on its store.
+        for (victim, down) in [(1, 400), (3, 300), (0, 500)] {
+            std::thread::sleep(Duration::from_millis(700));
+            procs[victim].kill();
+            kills += 1;
+            std::thread::sleep(Duration::from_millis(down));
+            procs[victim].restart().expect("a restart");
+            assert_eq!(procs[victim].addr, managers[victim].1, "a restart binds the same port");
+        }
+    });
+    assert_eq!(kills, 3);
+
+    // Quiescence: no Yes vote left undecided anywhere.
+    let settled = wait_until(Duration::from_secs(15), || {
+        managers.iter().all(|(_, a)| client::status(a).is_ok_and(|s| s.prepared == 0 && s.broken.is_none()))
+    });
+    assert!(settled, "prepared transactions remain after 15 s");
+    let snaps: Vec<(NodeId, Durable, u64)> = managers
+        .iter()
+        .map(|(id, a)| {
+            let snap = client::state(a).expect("state");
+            (*id, snap.durable(), snap.now)
+        })
+        .collect();
+    let now = snaps.iter().map(|s| s.2).min().unwrap_or(0);
+    let verdict = pool
+        .seen(move |seen| {
+            let stores: Vec<(NodeId, &Durable)> = snaps.iter().map(|(id, d, _)| (*id, d)).collect();
+            (seen.violations.clone(), seen.ghost.check_final(&stores, now), seen.attempts.len())
+        })
+        .expect("the clients answer");
+    let (violations, final_check, attempts) = verdict;
+    assert!(violations.is_empty(), "{violations:?}");
+    assert_eq!(final_check, Ok(()));
+    let dones = dones.into_inner().expect("outcomes");
+    let committed = dones.iter().filter(|d| matches!(d.outcome, Outcome::Committed { .. })).count();
+    assert!(committed > 0, "nothing committed of {} ({attempts} attempts)", dones.len());
+    drop(pool);
+
+    // The CLI client: one co-reservation over two managers, after every window the load
+    // could have touched (its last draw starts at most `load_reach` ms after `stop_at`),
+    // so that the load's locks cannot leave it without a window.
+    let load_reach = AHEAD + u64::from(HOT) * (DURATION_SLOTS + SLACK_SLOTS) * SLOT;
+    let window = format!("{}..{}+1000", load_reach + 500, load_reach + 900);
+    let out = Command::new(exe)
+        .args(["coreserve", "reserve", "--nodes", "1", "--window", &window, "--managers"])
+        .arg(format!("{},{}", managers[2].1, managers[4].1))
+        .output()
+        .expect("reserve runs");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("reserve prints JSON");
+    assert!(out.status.success() && json["committed"] == true, "{json}");
+
+    drop(procs);
+    assert!(left_behind(&dir).is_empty(), "processes left behind: {:?}", left_behind(&dir));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut failed = std::collections::BTreeMap::new();
+    for d in &dones {
+        if let Outcome::Failed(f) = &d.outcome {
+            *failed.entry(f.name()).or_insert(0) += 1;
+        }
+    }
+    println!(
+        "kill test: {} reservations, {committed} committed, failed {failed:?}, {attempts} commit attempts, {:.1} s",
+        dones.len(),
+        began.elapsed().as_secs_f64()
+    );
+    assert!(began.elapsed() < Duration::from_secs(45), "took {:?}", began.elapsed());
+}

@@ -1,0 +1,81 @@
+//! The SWF reader: headers, both encodings, and errors that name file, line and field.
+
+use std::io::Write;
+
+use flate2::write::GzEncoder;
+use flate2::Compression;
+use traces::swf::{self, SwfError};
+use traces::{BUNDLED_NAME, BUNDLED_TRACE};
+
+const GOOD: &str = "; MaxProcs: 16\n; MaxNodes: 8\n1 0 5 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n2 10 0 50 2 1.5 -1 -1 60 -1 1 1 1 -1 1 -1 -1 -1\n";
+
+#[test]
+fn reads_header_fields_and_jobs() {
+    let trace = swf::read_bytes(GOOD.as_bytes(), "t.swf", false).unwrap();
+    assert_eq!((trace.header.max_procs, trace.header.max_nodes), (Some(16), Some(8)));
+    assert_eq!(trace.header.lines, ["MaxProcs: 16", "MaxNodes: 8"]);
+    assert_eq!(trace.jobs.len(), 2);
+    let job = trace.jobs[1];
+    assert_eq!(
+        (job.id, job.submit, job.run_time, job.requested_procs, job.requested_time, job.line),
+        (2, 10, 50, -1, 60, 4)
+    );
+}
+
+#[test]
+fn gzip_and_plain_read_alike() {
+    let mut gz = GzEncoder::new(Vec::new(), Compression::default());
+    gz.write_all(GOOD.as_bytes()).unwrap();
+    let zipped = swf::read_bytes(&gz.finish().unwrap(), "t.swf.gz", false).unwrap();
+    let plain = swf::read_bytes(GOOD.as_bytes(), "t.swf", false).unwrap();
+    assert_eq!(zipped.jobs, plain.jobs);
+}
+
+#[test]
+fn a_malformed_field_names_file_line_and_field() {
+    let text = GOOD.replace("2 10 0 50", "2 10 0 fifty");
+    let err = swf::read_bytes(text.as_bytes(), "t.swf", false).unwrap_err();
+    assert_eq!(err.to_string(), "t.swf:4: field 4 (run time) is not a number: \"fifty\"");
+}
+
+#[test]
+fn a_short_line_names_the_field_count() {
+    let text = format!("{GOOD}3 20 0\n");
+    let err = swf::read_bytes(text.as_bytes(), "t.swf", false).unwrap_err();
+    assert_eq!(err.to_string(), "t.swf:5: expected 18 fields, found 3");
+}
+
+#[test]
+fn lenient_reading_skips_and_counts_bad_lines() {
+    let text = format!("{GOOD}3 20 0\n\u{0}\u{0}\n4 30 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n");
+    let trace = swf::read_bytes(text.as_bytes(), "t.swf", true).unwrap();
+    assert_eq!(trace.jobs.len(), 3);
+    assert_eq!(trace.skipped.len(), 2);
+    assert!(matches!(trace.skipped[0], SwfError::Malformed { line: 5, .. }));
+}
+
+#[test]
+fn overlong_and_binary_lines_are_errors_not_allocations() {
+    let long = "9".repeat(swf::MAX_LINE + 10);
+    let err = swf::read_bytes(long.as_bytes(), "t.swf", false).unwrap_err();
+    assert!(err.to_string().contains("longer than"), "{err}");
+    let err = swf::read_bytes(&[0xff, 0xfe, b'\n'], "t.swf", false).unwrap_err();
+    assert_eq!(err.to_string(), "t.swf:1: not UTF-8 text");
+}
+
+#[test]
+fn a_missing_file_names_the_path() {
+    let err = swf::read_path("no/such/trace.swf".as_ref(), false).unwrap_err();
+    // The cause is the error's source, not part of its text, so that `{:#}` prints it once.
+    assert_eq!(err.to_string(), "no/such/trace.swf");
+    let cause = std::error::Error::source(&err).map(ToString::to_string).unwrap_or_default();
+    assert!(cause.contains("No such file"), "{cause}");
+}
+
+#[test]
+fn the_bundled_trace_is_kth_with_its_header() {
+    let trace = swf::read_bytes(BUNDLED_TRACE, BUNDLED_NAME, false).unwrap();
+    assert_eq!(trace.jobs.len(), 28_476);
+    assert_eq!(trace.header.max_procs, Some(100));
+    assert!(trace.header.lines.iter().any(|l| l.contains("Lars Malinowsky")));
+}
