@@ -20,19 +20,10 @@ macro_rules! out {
 mod commands;
 
 use std::io;
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::{Parser, Subcommand};
-use external::ops_stream;
-use reporting::bench_file::{is_bench_file, BenchFile};
-use reporting::report;
-use reporting::run_file::RunFile;
-use scheduling::rspb::results::{is_rspb_file, ResultsFile};
-
-use crate::commands::command_line;
-use structures::Config;
 
 #[derive(Parser)]
 #[command(version, about = "Verify and measure advance-reservation data structures on real traces")]
@@ -43,31 +34,23 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Replay a trace (or a synthetic workload) with conservative backfilling on one or
-    /// every structure, and report the work done.
+    /// Replay a trace (or a synthetic workload) under a scheduling policy (conservative
+    /// backfilling unless `--policy` names another) on one or every structure, check that
+    /// every structure decides alike, and report the work done.
     Replay(Box<commands::replay::Args>),
     /// Run the reservation schedulers of rspb-priorities-benefit-functions (RB, RSPB,
     /// Co-RSPB, Co-RSBF, Co-RSBFR) on the thesis's workloads and print their measures.
     Rspb(Box<commands::rspb::Args>),
     /// Co-reservation across resource managers (calendar-token-reservation): the
-    /// protocol under the deterministic simulator.
+    /// protocol under the deterministic simulator, the polling model, and the managers as
+    /// HTTP/JSON services on loopback.
     Coreserve {
         #[command(subcommand)]
         action: commands::coreserve::Action,
     },
-    /// Turn run files (or benchmark files) into `index.md` and `index.html` with SVG plots.
-    Report {
-        /// Run files written by `replay --out`, benchmark files written by the benches
-        /// crate's `record`, or the results file of `rspb --figure` (one kind at once).
-        #[arg(required = true)]
-        runs: Vec<PathBuf>,
-        /// The folder to write the report into.
-        #[arg(long)]
-        out: PathBuf,
-        /// With benchmark files: rewrite this README's summary between its markers.
-        #[arg(long)]
-        readme: Option<PathBuf>,
-    },
+    /// Turn run files, benchmark files or an RSPB results file into `index.md` and
+    /// `index.html` with SVG plots.
+    Report(Box<commands::report::Args>),
     /// Check a structure of your own, run as a child process speaking the external
     /// protocol (docs/external-protocol.md), against the oracle.
     Verify(Box<commands::external::VerifyArgs>),
@@ -80,34 +63,7 @@ enum Command {
         action: commands::campaign::Action,
     },
     /// Apply a JSON-lines op stream from stdin; write one JSON outcome per line.
-    Ops {
-        /// The structure to drive.
-        #[arg(long, value_parser = commands::replay::structure_values(("oracle", "the brute-force reference")))]
-        structure: String,
-        /// Number of resources.
-        #[arg(long)]
-        capacity: u32,
-        /// Slot width.
-        #[arg(long, default_value_t = 1)]
-        slot: u64,
-        /// Horizon past the present, a multiple of the slot.
-        #[arg(long)]
-        horizon: Option<u64>,
-    },
-}
-
-/// Whether `path` holds benchmark results (anything else is read as a run file, which
-/// reports its own errors).
-fn is_benchmarks(path: &Path) -> bool {
-    is_kind(path, is_bench_file)
-}
-
-/// Whether `path` is a JSON file of the kind `kind` recognises.
-fn is_kind(path: &Path, kind: fn(&serde_json::Value) -> bool) -> bool {
-    traces::limits::read_file(path)
-        .ok()
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-        .is_some_and(|value| kind(&value))
+    Ops(Box<commands::ops::Args>),
 }
 
 fn main() -> ExitCode {
@@ -135,36 +91,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Bench(args) => commands::external::run_bench(&args),
         Command::Campaign { action } => commands::campaign::run(action),
         Command::Coreserve { action } => commands::coreserve::run(&action),
-        Command::Report { runs, out, readme } => {
-            let benchmarks = runs.iter().filter(|path| is_benchmarks(path)).count();
-            let rspb = runs.iter().filter(|path| is_kind(path, is_rspb_file)).count();
-            let page = if rspb > 0 {
-                let [path] = runs.as_slice() else {
-                    bail!("give one rspb results file alone ({rspb} of {} are)", runs.len());
-                };
-                report::rspb::render(&ResultsFile::read(path)?, &out, &command_line())?
-            } else if benchmarks == 0 {
-                if readme.is_some() {
-                    bail!("--readme takes benchmark files; these are run files");
-                }
-                let runs = runs.iter().map(|path| RunFile::read(path)).collect::<Result<Vec<_>>>()?;
-                report::render(&runs, &out, &command_line())?
-            } else if benchmarks == runs.len() {
-                let files = runs.iter().map(|path| BenchFile::read(path)).collect::<Result<Vec<_>>>()?;
-                report::bench::render(&files, &out, &command_line(), readme.as_deref())?
-            } else {
-                bail!(
-                    "give run files or benchmark files, not both ({benchmarks} of {} are benchmark files)",
-                    runs.len()
-                );
-            };
-            outln!("wrote {}", page.display())?;
-            Ok(())
-        }
-        Command::Ops { structure, capacity, slot, horizon } => {
-            let mut index = ops_stream::build(&structure, capacity, Config { slot, horizon })?;
-            ops_stream::run(index.as_mut(), io::stdin().lock(), io::stdout().lock())?;
-            Ok(())
-        }
+        Command::Report(args) => commands::report::run(&args),
+        Command::Ops(args) => commands::ops::run(&args),
     }
 }

@@ -414,3 +414,35 @@ fn coreserve_polling_prints_the_cost_table_and_refuses_bad_parameters() {
     let (ok, _, err) = resbench(&["coreserve", "polling", "--k", "2000"]);
     assert!(!ok && err.contains("need 1 <= n <= k <= 1024"), "{err}");
 }
+
+/// Runs `args` with its stdout's reader gone before anything is written (as behind
+/// `| head -1` once `head` has its line), feeding `input` on stdin; returns whether it
+/// exited 0 and what it wrote to stderr.
+fn with_stdout_closed(args: &[&str], input: &str) -> (bool, String) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_resbench"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut stdin = child.stdin.take().unwrap();
+    // The child may end before it has read everything; a refused write here is fine.
+    let _ = stdin.write_all(input.as_bytes());
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    let ops = "{\"op\":\"check\",\"start\":0,\"end\":10,\"n\":1}\n".repeat(1000);
+    let (ok, stderr) = with_stdout_closed(&["ops", "--structure", "rbtree", "--capacity", "4"], &ops);
+    assert!(ok && stderr.is_empty(), "ops: {stderr}");
+    let (ok, stderr) =
+        with_stdout_closed(&["replay", "--limit", "200", "--slot", "300", "--structure", "rbtree"], "");
+    assert!(ok && stderr.is_empty(), "replay: {stderr}");
+}

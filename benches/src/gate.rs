@@ -1,11 +1,14 @@
 //! The CI gate: the current work and instruction counts against a committed baseline.
 
 use std::fs;
-use std::path::Path;
+use std::num::ParseIntError;
+use std::path::{Path, PathBuf};
 
 use oracle::OpKind;
 use serde::{Deserialize, Serialize};
 
+use crate::files::{read_json, read_text, FileError, ReadDirError};
+use crate::instructions::CaseError;
 use crate::work::Work;
 
 /// Instructions (callgrind `Ir`) of one gungraun benchmark: the seeded calls of one
@@ -73,6 +76,62 @@ pub fn regressions(baseline: &Measurements, current: &Measurements, threshold: f
     failures
 }
 
+/// Why a callgrind output file gives no allocator count.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallgrindError {
+    /// No `events:` line.
+    #[error("no events line")]
+    NoEvents,
+    /// An `events:` line without `Ir`.
+    #[error("no Ir event")]
+    NoIr,
+    /// A call cost that is not a number.
+    #[error("call cost {line:?}: {error}")]
+    CallCost {
+        /// The cost line.
+        line: String,
+        /// Why it does not parse.
+        error: ParseIntError,
+    },
+}
+
+/// Why gungraun's results could not be read, naming the file.
+#[derive(Debug, thiserror::Error)]
+pub enum GungraunError {
+    /// A folder under the results cannot be read.
+    #[error(transparent)]
+    Walk(#[from] ReadDirError),
+    /// A summary, its folder or a callgrind output beside it cannot be read, or a
+    /// summary is not JSON.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// A summary whose benchmark id names no case of the plan.
+    #[error("{}: {error}", path.display())]
+    Case {
+        /// The summary.
+        path: PathBuf,
+        /// Why.
+        error: CaseError,
+    },
+    /// A summary without a field this version of gungraun writes, without callgrind
+    /// outputs beside it, or whose allocator count exceeds its total.
+    #[error("{}: {what}", path.display())]
+    Summary {
+        /// The summary.
+        path: PathBuf,
+        /// What is missing or wrong.
+        what: &'static str,
+    },
+    /// A callgrind output that gives no allocator count.
+    #[error("{}: {error}", path.display())]
+    Callgrind {
+        /// The callgrind output.
+        path: PathBuf,
+        /// Why.
+        error: CallgrindError,
+    },
+}
+
 /// Rust's allocator entry points: every allocation, reallocation and free of the measured
 /// calls goes through one of them, and none calls another.
 pub const ALLOCATOR: [&str; 4] = ["__rust_alloc", "__rust_dealloc", "__rust_realloc", "__rust_alloc_zeroed"];
@@ -85,10 +144,11 @@ pub const ALLOCATOR: [&str; 4] = ["__rust_alloc", "__rust_dealloc", "__rust_real
 /// 28 % with a change to how states are loaded), so the gate leaves it out.
 ///
 /// # Errors
-/// A file without an `events:` line naming `Ir`, or a call cost that is not a number.
-pub fn allocator_instructions(callgrind: &str) -> Result<u64, String> {
-    let events = callgrind.lines().find_map(|l| l.strip_prefix("events:")).ok_or("no events line")?;
-    let ir = events.split_whitespace().position(|e| e == "Ir").ok_or("no Ir event")?;
+/// A file without an `events:` line naming `Ir`, or a call cost that is not a number
+/// ([`CallgrindError`]).
+pub fn allocator_instructions(callgrind: &str) -> Result<u64, CallgrindError> {
+    let events = callgrind.lines().find_map(|l| l.strip_prefix("events:")).ok_or(CallgrindError::NoEvents)?;
+    let ir = events.split_whitespace().position(|e| e == "Ir").ok_or(CallgrindError::NoIr)?;
     let is_allocator = |name: &str| ALLOCATOR.iter().any(|a| name.rsplit("::").next() == Some(a));
     let (mut caller, mut callee, mut call_cost_next, mut total) = ("", "", false, 0u64);
     for line in callgrind.lines() {
@@ -97,7 +157,9 @@ pub fn allocator_instructions(callgrind: &str) -> Result<u64, String> {
             if is_allocator(callee) && !is_allocator(caller) {
                 // The position, then the events in order; missing trailing ones are 0.
                 let cost = line.split_whitespace().nth(1 + ir).unwrap_or("0");
-                total += cost.parse::<u64>().map_err(|e| format!("call cost {line:?}: {e}"))?;
+                total += cost
+                    .parse::<u64>()
+                    .map_err(|error| CallgrindError::CallCost { line: line.to_owned(), error })?;
             }
         } else if let Some(name) = line.strip_prefix("fn=") {
             caller = name;
@@ -117,8 +179,9 @@ pub fn allocator_instructions(callgrind: &str) -> Result<u64, String> {
 /// output files beside its summary.
 ///
 /// # Errors
-/// A file that cannot be read or does not have the fields this version of gungraun writes.
-pub fn read_gungraun(dir: &Path) -> Result<Vec<Instructions>, String> {
+/// A file that cannot be read or does not have the fields this version of gungraun
+/// writes ([`GungraunError`]).
+pub fn read_gungraun(dir: &Path) -> Result<Vec<Instructions>, GungraunError> {
     let mut found = crate::files::named(dir, "summary.json")?
         .iter()
         .map(|path| read_summary(path))
@@ -128,17 +191,17 @@ pub fn read_gungraun(dir: &Path) -> Result<Vec<Instructions>, String> {
     Ok(found)
 }
 
-fn read_summary(path: &Path) -> Result<Instructions, String> {
-    let bad = |what: &str| format!("{}: {what}", path.display());
-    let text = fs::read_to_string(path).map_err(|e| bad(&e.to_string()))?;
-    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(&e.to_string()))?;
+fn read_summary(path: &Path) -> Result<Instructions, GungraunError> {
+    let bad = |what: &'static str| GungraunError::Summary { path: path.to_path_buf(), what };
+    let json = read_json(path)?;
     let id = json["id"].as_str().ok_or_else(|| bad("no benchmark id"))?;
-    let case = crate::instructions::case(id).map_err(|e| bad(&e))?;
+    let case = crate::instructions::case(id)
+        .map_err(|error| GungraunError::Case { path: path.to_path_buf(), error })?;
     let total = json["profiles"][0]["data"]["total"]["metrics"]["Ir"]["values"]["new"]
         .as_u64()
         .ok_or_else(|| bad("no Ir count"))?;
     let dir = path.parent().ok_or_else(|| bad("no folder"))?;
-    let entries = fs::read_dir(dir).map_err(|e| bad(&e.to_string()))?;
+    let entries = fs::read_dir(dir).map_err(|error| FileError::Read { path: dir.to_path_buf(), error })?;
     // gungraun keeps the run before as `*.out.old`, for its own comparison.
     let outputs = entries.flatten().map(|e| e.path()).filter(|p| {
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -147,8 +210,9 @@ fn read_summary(path: &Path) -> Result<Instructions, String> {
     let mut allocator = 0;
     let mut read = 0;
     for output in outputs {
-        let text = fs::read_to_string(&output).map_err(|e| bad(&e.to_string()))?;
-        allocator += allocator_instructions(&text).map_err(|e| format!("{}: {e}", output.display()))?;
+        let text = read_text(&output)?;
+        allocator += allocator_instructions(&text)
+            .map_err(|error| GungraunError::Callgrind { path: output.clone(), error })?;
         read += 1;
     }
     if read == 0 {

@@ -5,7 +5,7 @@
 //! state and operation: no structure is named anywhere but in its registry entry.
 
 use oracle::OpKind;
-use structures::Kind;
+use structures::{Kind, UnknownName};
 
 /// Calls per benchmark.
 pub const CALLS: usize = 40;
@@ -34,13 +34,36 @@ pub fn plan(op: OpKind) -> Vec<Case> {
         .collect()
 }
 
+/// A gungraun benchmark id that names no case of the plan.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CaseError {
+    /// No `_<index>` at its end.
+    #[error("benchmark id {id:?} has no index")]
+    NoIndex {
+        /// The id.
+        id: String,
+    },
+    /// Its operation is not one.
+    #[error(transparent)]
+    Op(#[from] UnknownName),
+    /// Its index is past the operation's plan.
+    #[error("benchmark id {id:?} is past the plan of {op}")]
+    PastPlan {
+        /// The id.
+        id: String,
+        /// Its operation.
+        op: OpKind,
+    },
+}
+
 /// The case a gungraun benchmark id (`earliest_11`, `free_frames_3`) names.
 ///
 /// # Errors
-/// An id that is not an operation and an index into its plan.
-pub fn case(id: &str) -> Result<Case, String> {
-    let (op, index) = id.rsplit_once('_').ok_or_else(|| format!("benchmark id {id:?} has no index"))?;
+/// An id that is not an operation and an index into its plan ([`CaseError`]).
+pub fn case(id: &str) -> Result<Case, CaseError> {
+    let no_index = || CaseError::NoIndex { id: id.to_owned() };
+    let (op, index) = id.rsplit_once('_').ok_or_else(no_index)?;
     let op: OpKind = op.parse()?;
-    let index: usize = index.parse().map_err(|_| format!("benchmark id {id:?} has no index"))?;
-    plan(op).get(index).copied().ok_or_else(|| format!("benchmark id {id:?} is past the plan of {op}"))
+    let index: usize = index.parse().map_err(|_| no_index())?;
+    plan(op).get(index).copied().ok_or_else(|| CaseError::PastPlan { id: id.to_owned(), op })
 }

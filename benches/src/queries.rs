@@ -156,22 +156,43 @@ pub struct Calls {
     pub timed: Vec<usize>,
 }
 
+/// A case a structure answered differently from the oracle (or the reference).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{structure}: case {case} {op:?} answered {got:?}, the oracle {expected:?}")]
+pub struct WrongAnswer {
+    /// The structure.
+    pub structure: &'static str,
+    /// The case's position, from 0.
+    pub case: usize,
+    /// The call.
+    pub op: Op,
+    /// Its answer.
+    pub got: Outcome,
+    /// The expected answer.
+    pub expected: Outcome,
+}
+
 /// Runs every case on `index` and compares its answer with the oracle's; returns each
 /// call's cost, in case order.
 ///
 /// # Errors
-/// The first case answered differently, named.
-pub fn check_answers(index: &mut dyn AvailabilityIndex, cases: &[Case]) -> Result<Vec<Cost>, String> {
+/// The first case answered differently, named ([`WrongAnswer`], boxed: the op and the
+/// answers each hold an id set inline).
+pub fn check_answers(
+    index: &mut dyn AvailabilityIndex,
+    cases: &[Case],
+) -> Result<Vec<Cost>, Box<WrongAnswer>> {
     let mut costs = Vec::with_capacity(cases.len());
     for (i, case) in cases.iter().enumerate() {
         let got = apply(index, &case.op);
         if got != case.expected {
-            return Err(format!(
-                "{}: case {i} {:?} answered {got:?}, the oracle {:?}",
-                index.name(),
-                case.op,
-                case.expected
-            ));
+            return Err(Box::new(WrongAnswer {
+                structure: index.name(),
+                case: i,
+                op: case.op.clone(),
+                got,
+                expected: case.expected.clone(),
+            }));
         }
         costs.push(index.last_cost().unwrap_or_default());
     }

@@ -3,22 +3,42 @@
 //! worst cases, and the machine.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use reporting::bench_file::{BenchResult, Machine, REPLAY};
-use serde_json::Value;
 
+use crate::files::{read_json, FileError, ReadDirError};
 use crate::gate::Instructions;
 use crate::work::Work;
+
+/// Why criterion's results could not be read, naming the file or folder.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// A folder under the results cannot be read.
+    #[error(transparent)]
+    Walk(#[from] ReadDirError),
+    /// A result file cannot be read or is not JSON.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// A result lacks a field criterion writes.
+    #[error("{}: {field}", dir.display())]
+    Missing {
+        /// The result's folder.
+        dir: PathBuf,
+        /// The field, as a path of keys joined by dots.
+        field: String,
+    },
+}
 
 /// Every criterion result under `dir` (`<group>/<function>/<value>/new/`): group names
 /// with an `uncounted/` prefix are the `uncounted` build. `size` gives a state's entries
 /// (`None` for a replay, whose size is its jobs).
 ///
 /// # Errors
-/// A result folder whose files cannot be read or lack the fields criterion writes.
-pub fn criterion(dir: &Path, size: &dyn Fn(&str) -> Option<u64>) -> Result<Vec<BenchResult>, String> {
+/// A result folder whose files cannot be read or lack the fields criterion writes
+/// ([`RecordError`]).
+pub fn criterion(dir: &Path, size: &dyn Fn(&str) -> Option<u64>) -> Result<Vec<BenchResult>, RecordError> {
     let mut found = crate::files::named(dir, "new")?
         .iter()
         .map(|path| read_result(path, size))
@@ -34,15 +54,10 @@ pub fn criterion(dir: &Path, size: &dyn Fn(&str) -> Option<u64>) -> Result<Vec<B
     Ok(found)
 }
 
-fn read_json(path: &Path) -> Result<Value, String> {
-    let text = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-fn read_result(dir: &Path, size: &dyn Fn(&str) -> Option<u64>) -> Result<BenchResult, String> {
+fn read_result(dir: &Path, size: &dyn Fn(&str) -> Option<u64>) -> Result<BenchResult, RecordError> {
     let bench = read_json(&dir.join("benchmark.json"))?;
     let estimates = read_json(&dir.join("estimates.json"))?;
-    let bad = |what: &str| format!("{}: {what}", dir.display());
+    let bad = |field: &str| RecordError::Missing { dir: dir.to_path_buf(), field: field.to_owned() };
     let text = |key: &str| bench[key].as_str().map(str::to_owned).ok_or_else(|| bad(key));
     let group = text("group_id")?;
     let (counted, operation) = match group.strip_prefix("uncounted/") {

@@ -26,6 +26,42 @@ pub const SHARED: [(&str, &str); 3] = [
     ("HPC2N-2002-2.2-cln.swf.gz", "hpc2n"),
 ];
 
+/// Why a state cannot be built on a structure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    /// The state has more entries than the structure's benchmark cap.
+    #[error("{kind} is not built above {entries} entries ({why})")]
+    Capped {
+        /// The structure.
+        kind: Kind,
+        /// Its cap, in entries (its registry entry).
+        entries: usize,
+        /// Why it is capped.
+        why: &'static str,
+    },
+    /// The structure refuses the configuration (too many slots), the present or the
+    /// frames.
+    #[error(transparent)]
+    Index(#[from] structures::Error),
+}
+
+/// Why a shared trace gives no state.
+#[derive(Debug, thiserror::Error)]
+pub enum SharedError {
+    /// The shared traces are not beside the checkout.
+    #[error("no ../shared/traces beside the checkout")]
+    NoFolder,
+    /// The trace does not read.
+    #[error(transparent)]
+    Read(#[from] swf::SwfError),
+    /// Its header declares no size.
+    #[error("{file}: no MaxProcs or MaxNodes")]
+    NoCapacity {
+        /// The trace's file name.
+        file: String,
+    },
+}
+
 /// One benchmark state.
 #[derive(Debug, Clone)]
 pub struct State {
@@ -48,12 +84,13 @@ impl State {
     ///
     /// # Errors
     /// When the structure cannot take the configuration (too many slots), or the state
-    /// has more entries than the structure's benchmark cap (its registry entry).
-    pub fn build(&self, kind: Kind) -> Result<Box<dyn AvailabilityIndex>, String> {
+    /// has more entries than the structure's benchmark cap (its registry entry): a
+    /// [`BuildError`].
+    pub fn build(&self, kind: Kind) -> Result<Box<dyn AvailabilityIndex>, BuildError> {
         if let Some(cap) = kind.spec().cap.filter(|cap| self.entries > cap.entries) {
-            return Err(format!("{kind} is not built above {} entries ({})", cap.entries, cap.why));
+            return Err(BuildError::Capped { kind, entries: cap.entries, why: cap.why });
         }
-        self.build_unchecked(kind).map_err(|e| e.to_string())
+        Ok(self.build_unchecked(kind)?)
     }
 
     fn build_unchecked(&self, kind: Kind) -> Result<Box<dyn AvailabilityIndex>, structures::Error> {
@@ -81,17 +118,23 @@ pub fn shared_traces() -> Option<PathBuf> {
 
 /// The state after the first `jobs` jobs of the shared trace `file` (named `name`), or
 /// why there is none: the trace is not here, or does not read.
-pub fn shared(file: &str, name: &str, jobs: usize) -> Result<State, String> {
+///
+/// # Errors
+/// A [`SharedError`], as [`read_shared`].
+pub fn shared(file: &str, name: &str, jobs: usize) -> Result<State, SharedError> {
     let (trace, capacity) = read_shared(file)?;
     Ok(snapshot(&trace, capacity, jobs, format!("{name}-{jobs}")))
 }
 
-/// The shared trace `file` and the capacity its header declares, or why there are none:
-/// the trace is not here, does not read, or declares no size.
-pub fn read_shared(file: &str) -> Result<(swf::Trace, u32), String> {
-    let path = shared_traces().ok_or("no ../shared/traces beside the checkout")?.join(file);
-    let trace = swf::read_path(&path, true).map_err(|e| e.to_string())?;
-    let capacity = declared_capacity(&trace).ok_or_else(|| format!("{file}: no MaxProcs or MaxNodes"))?;
+/// The shared trace `file` and the capacity its header declares, or why there are none.
+///
+/// # Errors
+/// A [`SharedError`]: the trace is not here, does not read, or declares no size.
+pub fn read_shared(file: &str) -> Result<(swf::Trace, u32), SharedError> {
+    let path = shared_traces().ok_or(SharedError::NoFolder)?.join(file);
+    let trace = swf::read_path(&path, true)?;
+    let capacity =
+        declared_capacity(&trace).ok_or_else(|| SharedError::NoCapacity { file: file.to_owned() })?;
     Ok((trace, capacity))
 }
 

@@ -6,8 +6,18 @@ use oracle::OpKind;
 use serde::{Deserialize, Serialize};
 use structures::Kind;
 
-use crate::queries::{cases, check_answers};
+use crate::queries::{cases, check_answers, WrongAnswer};
 use crate::states::State;
+
+/// A structure that answered a seeded call differently from the oracle, on a state.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{state} {wrong}")]
+pub struct MeasureError {
+    /// The state's name.
+    pub state: String,
+    /// The call and the two answers.
+    pub wrong: Box<WrongAnswer>,
+}
 
 /// Calls per state.
 pub const CALLS: usize = 200;
@@ -35,8 +45,9 @@ pub struct Work {
 /// answer as it goes.
 ///
 /// # Errors
-/// A structure that answers differently from the oracle, named with the case.
-pub fn measure(states: &[State], kinds: &[Kind]) -> Result<Vec<Work>, String> {
+/// A structure that answers differently from the oracle, named with the case
+/// ([`MeasureError`]).
+pub fn measure(states: &[State], kinds: &[Kind]) -> Result<Vec<Work>, MeasureError> {
     let mut all = Vec::new();
     for state in states {
         let cases = cases(state, CALLS, 11);
@@ -44,7 +55,8 @@ pub fn measure(states: &[State], kinds: &[Kind]) -> Result<Vec<Work>, String> {
             // A structure left out of a state (see `State::build`) has no work there; the
             // gate's states fit every structure, and it reports a missing measurement.
             let Ok(mut index) = state.build(kind) else { continue };
-            let costs = check_answers(index.as_mut(), &cases).map_err(|e| format!("{} {e}", state.name))?;
+            let costs = check_answers(index.as_mut(), &cases)
+                .map_err(|wrong| MeasureError { state: state.name.clone(), wrong })?;
             for op in [OpKind::Check, OpKind::Earliest] {
                 let mut work = Work {
                     structure: kind.name().to_owned(),

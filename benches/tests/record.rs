@@ -86,7 +86,7 @@ fn criterion_results_are_read_with_their_sizes_and_counts() {
 
 #[test]
 fn a_folder_that_is_not_there_is_named() {
-    let error = criterion(Path::new("/no/such/criterion"), &|_| None).unwrap_err();
+    let error = criterion(Path::new("/no/such/criterion"), &|_| None).unwrap_err().to_string();
     assert!(error.contains("/no/such/criterion"), "{error}");
 }
 

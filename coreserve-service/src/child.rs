@@ -8,9 +8,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::channel;
 use std::time::Duration;
 
-use anyhow::{bail, Context};
-
 use coreserve::proto::NodeId;
+
+use crate::error::{Error, Result};
 
 /// How long a server has to print its address.
 const START_TIMEOUT: Duration = Duration::from_secs(10);
@@ -41,8 +41,10 @@ impl ManagerProcess {
     /// `db`.
     ///
     /// # Errors
-    /// When it cannot be spawned or does not print its address within 10 s.
-    pub fn spawn(exe: &Path, id: NodeId, db: &Path, structure: &str, capacity: u32) -> anyhow::Result<Self> {
+    /// [`Error::Spawn`] when it cannot be spawned; [`Error::NoStdout`],
+    /// [`Error::StartTimeout`] or [`Error::NotAddress`] when it does not print its
+    /// address within 10 s.
+    pub fn spawn(exe: &Path, id: NodeId, db: &Path, structure: &str, capacity: u32) -> Result<Self> {
         let mut me = Self {
             child: None,
             exe: exe.to_owned(),
@@ -74,7 +76,7 @@ impl ManagerProcess {
     ///
     /// # Errors
     /// As [`spawn`](Self::spawn).
-    pub fn restart(&mut self) -> anyhow::Result<()> {
+    pub fn restart(&mut self) -> Result<()> {
         self.kill();
         let mut child = Command::new(&self.exe)
             .args(["coreserve", "serve", "--exit-on-stdin-eof", "--id", &self.id.to_string()])
@@ -85,10 +87,10 @@ impl ManagerProcess {
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
-            .with_context(|| format!("cannot start {}", self.exe.display()))?;
+            .map_err(|cause| Error::Spawn { exe: self.exe.clone(), cause })?;
         let stdout = child.stdout.take();
         self.child = Some(child);
-        let Some(stdout) = stdout else { bail!("manager {}: no standard output", self.id) };
+        let Some(stdout) = stdout else { return Err(Error::NoStdout { id: self.id }) };
         let (tx, rx) = channel();
         std::thread::spawn(move || {
             let mut lines = BufReader::new(stdout).lines();
@@ -101,12 +103,12 @@ impl ManagerProcess {
             Ok(line) => line,
             Err(_) => {
                 self.kill();
-                bail!("manager {} did not print its address within {START_TIMEOUT:?}", self.id);
+                return Err(Error::StartTimeout { id: self.id, timeout: START_TIMEOUT });
             }
         };
         let Some(addr) = line.strip_prefix(LISTENING) else {
             self.kill();
-            bail!("manager {} printed {line:?}, not its address", self.id);
+            return Err(Error::NotAddress { id: self.id, line });
         };
         self.addr = addr.trim().to_owned();
         self.port = self.addr.rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or(0);

@@ -6,7 +6,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::mpsc::{channel, Sender};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context};
 use serde::de::DeserializeOwned;
 use structures::Time;
 
@@ -14,6 +13,7 @@ use super::host::Machine;
 use super::limits::MAX_MANAGERS;
 use super::runtime::{self, Running};
 use super::wire::{Snapshot, Status};
+use crate::error::{Error, Result};
 use coreserve::client::{Client, ClientConfig, Outcome, Reservation};
 use coreserve::durable::{Input, Output, StoreError};
 use coreserve::proto::{Envelope, Msg, NodeId, TxnId};
@@ -115,13 +115,13 @@ impl Pool {
     /// Starts `count` clients numbered from `first`, which talk to `managers`.
     ///
     /// # Errors
-    /// When the listener cannot be bound.
+    /// [`Error::Io`] when the listener cannot be bound.
     pub fn start(
         managers: &[(NodeId, String)],
         first: NodeId,
         count: u32,
         cfg: ClientConfig,
-    ) -> anyhow::Result<Self> {
+    ) -> Result<Self> {
         let slots = (0..count)
             .map(|i| {
                 let id = first.saturating_add(i);
@@ -165,18 +165,26 @@ impl Pool {
 /// A deadline for status and state requests.
 const GET_TIMEOUT: Duration = Duration::from_secs(2);
 
-fn get_json<T: DeserializeOwned>(addr: &str, path: &str) -> anyhow::Result<T> {
+fn get_json<T: DeserializeOwned>(addr: &str, path: &'static str) -> Result<T> {
     let agent: ureq::Agent = ureq::Agent::config_builder().timeout_global(Some(GET_TIMEOUT)).build().into();
-    let mut resp =
-        agent.get(format!("http://{addr}{path}")).call().with_context(|| format!("GET {addr}{path}"))?;
-    resp.body_mut().read_json().with_context(|| format!("GET {addr}{path}: bad JSON"))
+    let mut resp = agent.get(format!("http://{addr}{path}")).call().map_err(|e| Error::Get {
+        addr: addr.to_owned(),
+        path,
+        cause: Box::new(e),
+    })?;
+    resp.body_mut().read_json().map_err(|e| Error::BadJson {
+        addr: addr.to_owned(),
+        path,
+        cause: Box::new(e),
+    })
 }
 
 /// A server node's counters.
 ///
 /// # Errors
-/// When it does not answer in time or answers garbage.
-pub fn status(addr: &str) -> anyhow::Result<Status> {
+/// [`Error::Get`] when it does not answer in time, [`Error::BadJson`] when it answers
+/// garbage.
+pub fn status(addr: &str) -> Result<Status> {
     get_json(addr, "/v1/status")
 }
 
@@ -184,23 +192,24 @@ pub fn status(addr: &str) -> anyhow::Result<Status> {
 ///
 /// # Errors
 /// As [`status`].
-pub fn state(addr: &str) -> anyhow::Result<Snapshot> {
+pub fn state(addr: &str) -> Result<Snapshot> {
     get_json(addr, "/v1/state")
 }
 
 /// The node id of each manager listening at `addrs`.
 ///
 /// # Errors
-/// More than [`MAX_MANAGERS`], one that does not answer, or two with one id.
-pub fn discover(addrs: &[String]) -> anyhow::Result<Vec<(NodeId, String)>> {
+/// [`Error::ManagerCount`] for none or more than [`MAX_MANAGERS`], as [`status`] for
+/// one that does not answer, or [`Error::DuplicateId`] for two with one id.
+pub fn discover(addrs: &[String]) -> Result<Vec<(NodeId, String)>> {
     if addrs.is_empty() || addrs.len() > MAX_MANAGERS {
-        bail!("name 1 to {MAX_MANAGERS} managers, not {}", addrs.len());
+        return Err(Error::ManagerCount(addrs.len()));
     }
     let mut out: Vec<(NodeId, String)> = Vec::new();
     for a in addrs {
         let id = status(a)?.id;
         if out.iter().any(|(i, _)| *i == id) {
-            bail!("two managers have id {id}");
+            return Err(Error::DuplicateId(id));
         }
         out.push((id, a.clone()));
     }

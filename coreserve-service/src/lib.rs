@@ -8,6 +8,7 @@
 
 pub mod child;
 pub mod client;
+pub mod error;
 pub mod host;
 mod http;
 pub mod load;
@@ -26,6 +27,7 @@ use coreserve::coordinator::CoordinatorConfig;
 use coreserve::manager::ManagerConfig;
 
 pub use coreserve::services::{HORIZON, SLOT};
+pub use error::{Error, Result};
 
 /// The limits of every input-driven quantity of the services.
 pub mod limits {

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context};
 use rand::rngs::StdRng;
 use rand::seq::index::sample;
 use rand::{Rng, SeedableRng};
@@ -19,6 +18,7 @@ use super::child::ManagerProcess;
 use super::client::{self, Done, Pool};
 use super::limits::{MAX_CAPACITY, MAX_CLIENTS, MAX_MANAGERS, MAX_SECONDS};
 use super::{now_ms, CLIENT, SLOT};
+use crate::error::{Error, Result};
 use coreserve::client::{Outcome, Reservation};
 use coreserve::proto::NodeId;
 pub use coreserve::services::{
@@ -63,25 +63,21 @@ fn quantile(v: &[u64], q: f64) -> u64 {
 /// Checks a run's settings against the limits.
 ///
 /// # Errors
-/// A message naming the first out of range.
-pub fn check(o: &LoadOptions) -> anyhow::Result<()> {
-    let managers = usize::try_from(o.managers).unwrap_or(usize::MAX);
-    if !(PARTS..=MAX_MANAGERS).contains(&managers) {
-        bail!("managers must be in {PARTS}..={MAX_MANAGERS}");
-    }
-    if o.clients == 0 || o.clients > MAX_CLIENTS {
-        bail!("clients must be in 1..={MAX_CLIENTS}");
-    }
-    if o.seconds == 0 || o.seconds > MAX_SECONDS {
-        bail!("seconds must be in 1..={MAX_SECONDS}");
-    }
-    if o.hot == 0 || o.hot > MAX_HOT {
-        bail!("hot must be in 1..={MAX_HOT}");
-    }
-    if o.capacity < NODES || o.capacity > MAX_CAPACITY {
-        bail!("capacity must be in {NODES}..={MAX_CAPACITY}");
-    }
-    Ok(())
+/// [`Error::OutOfRange`] naming the first out of range.
+pub fn check(o: &LoadOptions) -> Result<()> {
+    let within = |name, low: u64, high: u64, value: u64| {
+        if (low..=high).contains(&value) {
+            Ok(())
+        } else {
+            Err(Error::OutOfRange { name, low, high })
+        }
+    };
+    let wide = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+    within("managers", wide(PARTS), wide(MAX_MANAGERS), o.managers.into())?;
+    within("clients", 1, MAX_CLIENTS.into(), o.clients.into())?;
+    within("seconds", 1, MAX_SECONDS, o.seconds)?;
+    within("hot", 1, MAX_HOT.into(), o.hot.into())?;
+    within("capacity", NODES.into(), MAX_CAPACITY.into(), o.capacity.into())
 }
 
 /// A reservation of [`NODES`] resources at each of `parts` of `managers` (at most all
@@ -104,8 +100,10 @@ pub fn draw(rng: &mut StdRng, managers: &[(NodeId, String)], parts: usize, hot: 
 /// Runs one load run.
 ///
 /// # Errors
-/// Bad settings, or a manager that does not start or answer.
-pub fn run(o: &LoadOptions) -> anyhow::Result<LoadRun> {
+/// [`Error::OutOfRange`] for bad settings, [`Error::Io`] when the stores' folder
+/// cannot be made or the clients' listener bound, or as [`ManagerProcess::spawn`] and
+/// [`client::status`] for a manager that does not start or answer.
+pub fn run(o: &LoadOptions) -> Result<LoadRun> {
     check(o)?;
     std::fs::create_dir_all(&o.dir)?;
     let mut procs = Vec::new();
@@ -115,8 +113,7 @@ pub fn run(o: &LoadOptions) -> anyhow::Result<LoadRun> {
         procs.push(ManagerProcess::spawn(&o.exe, id, &db, o.kind.name(), o.capacity)?);
     }
     let managers: Vec<(NodeId, String)> = procs.iter().map(|p| (p.id, p.addr.clone())).collect();
-    let before: u64 =
-        managers.iter().map(|(_, a)| client::status(a).map(|s| s.sent)).sum::<anyhow::Result<u64>>()?;
+    let before: u64 = managers.iter().map(|(_, a)| client::status(a).map(|s| s.sent)).sum::<Result<u64>>()?;
     let first = client_base(o.seed);
     let pool = Pool::start(&managers, first, o.clients, CLIENT)?;
     let dones: Mutex<Vec<Done>> = Mutex::new(Vec::new());
@@ -139,8 +136,7 @@ pub fn run(o: &LoadOptions) -> anyhow::Result<LoadRun> {
         }
     });
     let wall_s = began.elapsed().as_secs_f64();
-    let after: u64 =
-        managers.iter().map(|(_, a)| client::status(a).map(|s| s.sent)).sum::<anyhow::Result<u64>>()?;
+    let after: u64 = managers.iter().map(|(_, a)| client::status(a).map(|s| s.sent)).sum::<Result<u64>>()?;
     let dones = dones.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     let (client_sent, attempts, aborted, violations) = pool
         .seen(|s| (s.sent, s.attempts.len() as u64, s.aborted.len() as u64, s.violations.len() as u64))
@@ -198,20 +194,25 @@ pub fn client_base(salt: u64) -> NodeId {
 /// Writes `file` as `load.json` into `out`.
 ///
 /// # Errors
-/// When the file cannot be written.
-pub fn save(out: &Path, file: &LoadFile) -> anyhow::Result<PathBuf> {
+/// [`Error::Io`] when the folder or file cannot be written ([`Error::Encode`] cannot
+/// happen to a well-formed file).
+pub fn save(out: &Path, file: &LoadFile) -> Result<PathBuf> {
     std::fs::create_dir_all(out)?;
     let path = out.join(LOAD_FILE);
-    std::fs::write(&path, serde_json::to_string_pretty(file)?)?;
+    std::fs::write(&path, serde_json::to_string_pretty(file).map_err(Error::Encode)?)?;
     Ok(path)
 }
 
 /// Reads `load.json` from `out`.
 ///
 /// # Errors
-/// When it cannot be read or parsed.
-pub fn read(out: &Path) -> anyhow::Result<LoadFile> {
+/// [`Error::Read`] when it cannot be read, [`Error::NotLoadFile`] when it cannot be
+/// parsed.
+pub fn read(out: &Path) -> Result<LoadFile> {
     let path = out.join(LOAD_FILE);
-    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    serde_json::from_str(&text).with_context(|| format!("{}: not a load file", path.display()))
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(cause) => return Err(Error::Read { path, cause }),
+    };
+    serde_json::from_str(&text).map_err(|cause| Error::NotLoadFile { path, cause })
 }

@@ -32,6 +32,8 @@ pub struct Running<M> {
     pub addr: SocketAddr,
     jobs: Sender<Job<M>>,
     stop: Arc<AtomicBool>,
+    /// The store's error the driver stopped on, kept for a `wait` that comes after it.
+    failed: Arc<Mutex<Option<String>>>,
     threads: Vec<JoinHandle<()>>,
 }
 
@@ -61,7 +63,8 @@ impl<M: Machine> Running<M> {
         for t in self.threads.drain(..) {
             let _ = t.join();
         }
-        out
+        // A driver that stopped on a failure before this call never took the job.
+        out.or_else(|| self.failed.lock().unwrap_or_else(PoisonError::into_inner).take())
     }
 }
 
@@ -114,8 +117,10 @@ pub fn start<M: Machine>(
     sender_threads(out_rx);
     let (jobs, job_rx) = channel::<Job<M>>();
     let stop = Arc::new(AtomicBool::new(false));
+    let failed = Arc::new(Mutex::new(None));
     let (ready_tx, ready_rx) = channel();
     let st = Arc::clone(&stop);
+    let why = Arc::clone(&failed);
     let me = addr.to_string();
     let driver = std::thread::spawn(move || {
         let built = make().and_then(|(machine, starts)| {
@@ -137,6 +142,7 @@ pub fn start<M: Machine>(
             }
         };
         drive(&mut host, &job_rx, &st);
+        *why.lock().unwrap_or_else(PoisonError::into_inner) = host.failed().map(str::to_owned);
         st.store(true, Ordering::SeqCst);
         host.stopped();
     });
@@ -158,7 +164,7 @@ pub fn start<M: Machine>(
         });
         rt.shutdown_timeout(Duration::from_millis(100));
     });
-    Ok(Running { addr, jobs, stop, threads: vec![driver, server] })
+    Ok(Running { addr, jobs, stop, failed, threads: vec![driver, server] })
 }
 
 /// The driver's loop: jobs as they come, due timers every tick, until stopped or failed.

@@ -14,6 +14,7 @@ use super::runtime;
 use super::store::RedbStore;
 use super::wire::{Snapshot, Status};
 use super::{manager_config, now_ms, COORDINATOR};
+use crate::error::{Error, Result};
 use coreserve::durable::{Input, Output, Record, Store, StoreError};
 use coreserve::node::Server;
 use coreserve::proto::NodeId;
@@ -76,7 +77,7 @@ impl Machine for ServerNode {
             locks: d.locks.len(),
             prepared: d.prepared.len(),
             decisions: d.decisions.len(),
-            broken: self.server.manager.validate().err(),
+            broken: self.server.manager.validate().err().map(|b| b.to_string()),
         };
         serde_json::to_value(status).ok()
     }
@@ -107,8 +108,9 @@ pub struct ServeOptions {
 /// input closes; `announce` gets the bound address once it listens.
 ///
 /// # Errors
-/// When the store cannot be opened, the port bound, or the store fails while serving.
-pub fn serve(opts: &ServeOptions, announce: impl FnOnce(SocketAddr)) -> anyhow::Result<()> {
+/// [`Error::Store`] when the store cannot be opened, [`Error::Io`] when the port cannot
+/// be bound, [`Error::Stopped`] when the store fails while serving.
+pub fn serve(opts: &ServeOptions, announce: impl FnOnce(SocketAddr)) -> Result<()> {
     let peers = RedbStore::open(&opts.db)?.peers().to_vec();
     let (o, id) = (opts.clone(), opts.id);
     let running = runtime::start(
@@ -130,7 +132,7 @@ pub fn serve(opts: &ServeOptions, announce: impl FnOnce(SocketAddr)) -> anyhow::
         });
     }
     match running.wait() {
-        Some(e) => anyhow::bail!("node {id} stopped: {e}"),
+        Some(why) => Err(Error::Stopped { id, why }),
         None => Ok(()),
     }
 }

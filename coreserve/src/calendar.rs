@@ -10,12 +10,83 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use structures::{check_count, check_set, AvailabilityIndex, Config, Kind, RangeSet, Time};
+use structures::{
+    check_count, check_set, AvailabilityIndex, Config, Invalid, Kind, RangeSet, ResourceId, Time,
+};
 
 use super::access::Access;
 use super::durable::LockRecord;
 use super::error::CalError;
 use super::proto::{ClaimId, ClientId, Priority, TxnId};
+
+/// A broken invariant of the calendar layer ([`Calendar::validate`]), naming it and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvariantError {
+    /// The index's own invariant check failed.
+    #[error(transparent)]
+    Index(#[from] Invalid),
+    /// A claim covers ids its holder may not use.
+    #[error("claim {claim}: client {client} is not on the access list of {denied}")]
+    NotOnAccessList {
+        /// The claim.
+        claim: ClaimId,
+        /// Its holder.
+        client: ClientId,
+        /// The ids not on the holder's access list.
+        denied: RangeSet,
+    },
+    /// A held claim without its deadline entry.
+    #[error("held claim {claim} has no deadline entry")]
+    NoDeadline {
+        /// The claim.
+        claim: ClaimId,
+    },
+    /// A claim on an id at or above the capacity.
+    #[error("claim {claim}: resource {resource} is beyond the capacity {capacity}")]
+    BeyondCapacity {
+        /// The claim.
+        claim: ClaimId,
+        /// The id.
+        resource: ResourceId,
+        /// The capacity.
+        capacity: usize,
+    },
+    /// Deadline entries that are not one per held claim.
+    #[error("{entries} deadline entries for {held} held claims")]
+    Deadlines {
+        /// The deadline entries.
+        entries: usize,
+        /// The held claims.
+        held: usize,
+    },
+    /// The index refused to list its free frames.
+    #[error("{0}")]
+    FreeFrames(structures::Error),
+    /// Two claims on one resource overlap.
+    #[error("resource {resource}: claims {first} and {second} overlap at [{start}, {end})")]
+    Overlap {
+        /// The resource.
+        resource: usize,
+        /// The claim that starts first.
+        first: ClaimId,
+        /// The claim that starts inside it.
+        second: ClaimId,
+        /// The overlap's first instant.
+        start: Time,
+        /// Its end.
+        end: Time,
+    },
+    /// The index is busy where the claims are not, or free where they are.
+    #[error("resource {resource}: the index is busy over {index:?} but the claims cover {claims:?}")]
+    Busy {
+        /// The resource.
+        resource: usize,
+        /// Where the index is busy, from now to its horizon.
+        index: Vec<(Time, Time)>,
+        /// Where the claims are.
+        claims: Vec<(Time, Time)>,
+    },
+}
 
 /// Where a claim is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -449,8 +520,8 @@ impl Calendar {
     /// holder's access list; a deadline entry for every held claim and no other.
     ///
     /// # Errors
-    /// A message naming the first broken invariant and where.
-    pub fn validate(&self) -> Result<(), String> {
+    /// An [`InvariantError`] naming the first broken invariant and where.
+    pub fn validate(&self) -> Result<(), InvariantError> {
         self.index.validate()?;
         let (now, cap) = (self.now(), self.capacity() as usize);
         let limit = self.config().limit(now);
@@ -459,29 +530,29 @@ impl Calendar {
         for (&id, c) in &self.claims {
             let denied = c.ids.subtract(&self.visible(c.holder));
             if !denied.is_empty() {
-                return Err(format!("claim {id}: client {} is not on the access list of {denied}", c.holder));
+                return Err(InvariantError::NotOnAccessList { claim: id, client: c.holder, denied });
             }
             if let ClaimState::Held { deadline, .. } = c.state {
                 held += 1;
                 if !self.deadlines.contains(&(deadline, id)) {
-                    return Err(format!("held claim {id} has no deadline entry"));
+                    return Err(InvariantError::NoDeadline { claim: id });
                 }
             }
             let start = c.start.max(now);
             if start < c.end {
                 for r in c.ids.iter() {
                     let Some(cells) = claimed.get_mut(r as usize) else {
-                        return Err(format!("claim {id}: resource {r} is beyond the capacity {cap}"));
+                        return Err(InvariantError::BeyondCapacity { claim: id, resource: r, capacity: cap });
                     };
                     cells.push((start, c.end, id));
                 }
             }
         }
         if held != self.deadlines.len() {
-            return Err(format!("{} deadline entries for {held} held claims", self.deadlines.len()));
+            return Err(InvariantError::Deadlines { entries: self.deadlines.len(), held });
         }
         let mut free: Vec<Vec<(Time, Time)>> = vec![Vec::new(); cap];
-        for frame in self.index.free_frames(now, limit).map_err(|e| e.to_string())? {
+        for frame in self.index.free_frames(now, limit).map_err(InvariantError::FreeFrames)? {
             for r in frame.free.iter() {
                 if let Some(f) = free.get_mut(r as usize) {
                     f.push((frame.start, frame.end));
@@ -494,10 +565,13 @@ impl Calendar {
             let mut busy: Vec<(Time, Time)> = Vec::new();
             for pair in cells.windows(2) {
                 if pair[1].0 < pair[0].1 {
-                    return Err(format!(
-                        "resource {r}: claims {} and {} overlap at [{}, {})",
-                        pair[0].2, pair[1].2, pair[1].0, pair[0].1
-                    ));
+                    return Err(InvariantError::Overlap {
+                        resource: r,
+                        first: pair[0].2,
+                        second: pair[1].2,
+                        start: pair[1].0,
+                        end: pair[0].1,
+                    });
                 }
             }
             for &(s, e, _) in cells.iter() {
@@ -519,9 +593,7 @@ impl Calendar {
                 expected.push((at, limit));
             }
             if busy != expected {
-                return Err(format!(
-                    "resource {r}: the index is busy over {expected:?} but the claims cover {busy:?}"
-                ));
+                return Err(InvariantError::Busy { resource: r, index: expected, claims: busy });
             }
         }
         Ok(())

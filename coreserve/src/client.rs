@@ -357,20 +357,7 @@ impl Client {
     fn on_msg(&mut self, now: Time, env: Envelope, out: &mut Vec<Output>) {
         let from = env.from;
         match env.msg {
-            Msg::QueryReply { req, holds, dead } => {
-                let ours = self.outstanding.remove(&req).is_some() && self.phase == Phase::Querying;
-                if !ours {
-                    return self.unwanted(now, from, holds, out);
-                }
-                for h in holds {
-                    self.holds.insert((h.start, from), h);
-                }
-                self.dead.extend(dead);
-                self.querying.remove(&from);
-                if self.querying.is_empty() {
-                    self.evaluate(now, out);
-                }
-            }
+            Msg::QueryReply { req, holds, dead } => self.on_query_reply(now, from, req, holds, dead, out),
             Msg::WaitReply { req, result } => {
                 self.outstanding.remove(&req);
                 match result {
@@ -383,75 +370,18 @@ impl Client {
                             });
                         }
                     }
-                    Err(_) => {
-                        if let Some((_, t)) = self.waits.remove(&req) {
-                            self.dead.insert(t);
-                            self.evaluate(now, out);
-                        }
-                    }
+                    Err(_) => self.wait_ended(now, req, out),
                 }
             }
             Msg::Granted { req, grant } => self.granted(now, from, req, grant, out),
-            Msg::WaitEnded { req, .. } => {
-                if let Some((_, t)) = self.waits.remove(&req) {
-                    self.dead.insert(t);
-                    self.evaluate(now, out);
-                }
-            }
+            Msg::WaitEnded { req, .. } => self.wait_ended(now, req, out),
             Msg::Released { req, .. } => {
                 self.outstanding.remove(&req);
             }
-            Msg::LockReply { req, result } => {
-                self.outstanding.remove(&req);
-                if let Phase::Locking { req: r, start } = self.phase {
-                    if r == req {
-                        match result {
-                            Ok(_) => self.finish(now, Outcome::Committed { txn: None, start }, out),
-                            Err(_) => {
-                                self.holds.retain(|&(t, _), _| t != start);
-                                self.phase = Phase::Negotiating;
-                                self.evaluate(now, out);
-                            }
-                        }
-                    }
-                }
-            }
-            Msg::Recall { claim, .. } | Msg::Expired { claim } => {
-                let recall = matches!(env.msg, Msg::Recall { .. });
-                let committing = match self.phase {
-                    Phase::Committing { start, .. } | Phase::Locking { start, .. } => Some(start),
-                    _ => None,
-                };
-                let key = self.holds.iter().find(|(_, h)| h.claim == claim).map(|(k, _)| *k);
-                if let Some(key) = key.filter(|k| Some(k.0) != committing) {
-                    self.holds.remove(&key);
-                    if recall {
-                        self.release(now, from, vec![claim], out);
-                    }
-                    self.evaluate(now, out);
-                }
-            }
-            Msg::Outcome { txn, committed } => {
-                if let Phase::Committing { txn: mine, start, .. } = self.phase {
-                    if mine == txn {
-                        out.push(Output::CancelTimer(TimerId::CommitRetry));
-                        if committed {
-                            self.finish(now, Outcome::Committed { txn: Some(txn), start }, out);
-                        } else {
-                            // The abort released the holds at `start`.
-                            self.holds.retain(|&(t, _), _| t != start);
-                            self.dead.insert(start);
-                            self.attempts += 1;
-                            if self.attempts >= self.cfg.max_attempts {
-                                self.finish(now, Outcome::Failed(Failure::Aborted), out);
-                            } else {
-                                self.phase = Phase::Negotiating;
-                                self.evaluate(now, out);
-                            }
-                        }
-                    }
-                }
-            }
+            Msg::LockReply { req, result } => self.on_lock_reply(now, req, result.is_ok(), out),
+            Msg::Recall { claim, .. } => self.hold_lost(now, from, claim, true, out),
+            Msg::Expired { claim } => self.hold_lost(now, from, claim, false, out),
+            Msg::Outcome { txn, committed } => self.on_outcome(now, txn, committed, out),
             Msg::Error { req, txn, error } => {
                 if let Some(req) = req {
                     if let Some((env, _)) = self.outstanding.remove(&req) {
@@ -463,6 +393,98 @@ impl Client {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// A manager answered a query: its holds are kept, and once every manager asked has
+    /// answered, the holds are weighed. A reply nobody waits for gives its holds back.
+    fn on_query_reply(
+        &mut self,
+        now: Time,
+        from: NodeId,
+        req: ReqId,
+        holds: Vec<HoldGrant>,
+        dead: Vec<Time>,
+        out: &mut Vec<Output>,
+    ) {
+        let ours = self.outstanding.remove(&req).is_some() && self.phase == Phase::Querying;
+        if !ours {
+            return self.unwanted(now, from, holds, out);
+        }
+        for h in holds {
+            self.holds.insert((h.start, from), h);
+        }
+        self.dead.extend(dead);
+        self.querying.remove(&from);
+        if self.querying.is_empty() {
+            self.evaluate(now, out);
+        }
+    }
+
+    /// A wait will bring no grant: its start is dead, and the holds are weighed again.
+    fn wait_ended(&mut self, now: Time, req: ReqId, out: &mut Vec<Output>) {
+        if let Some((_, t)) = self.waits.remove(&req) {
+            self.dead.insert(t);
+            self.evaluate(now, out);
+        }
+    }
+
+    /// The answer to a single-manager lock: committed, or back to negotiating without the
+    /// holds at that start.
+    fn on_lock_reply(&mut self, now: Time, req: ReqId, locked: bool, out: &mut Vec<Output>) {
+        self.outstanding.remove(&req);
+        let Phase::Locking { req: r, start } = self.phase else { return };
+        if r != req {
+            return;
+        }
+        if locked {
+            self.finish(now, Outcome::Committed { txn: None, start }, out);
+        } else {
+            self.holds.retain(|&(t, _), _| t != start);
+            self.phase = Phase::Negotiating;
+            self.evaluate(now, out);
+        }
+    }
+
+    /// A manager recalled (`recall`) or expired one of our holds: unless it is the start
+    /// being committed, the hold is dropped (a recalled one released at once) and the
+    /// rest weighed again.
+    fn hold_lost(&mut self, now: Time, from: NodeId, claim: ClaimId, recall: bool, out: &mut Vec<Output>) {
+        let committing = match self.phase {
+            Phase::Committing { start, .. } | Phase::Locking { start, .. } => Some(start),
+            _ => None,
+        };
+        let key = self.holds.iter().find(|(_, h)| h.claim == claim).map(|(k, _)| *k);
+        if let Some(key) = key.filter(|k| Some(k.0) != committing) {
+            self.holds.remove(&key);
+            if recall {
+                self.release(now, from, vec![claim], out);
+            }
+            self.evaluate(now, out);
+        }
+    }
+
+    /// The coordinator's decision on our commit: done, or, after an abort, another
+    /// attempt without that start while attempts remain.
+    fn on_outcome(&mut self, now: Time, txn: TxnId, committed: bool, out: &mut Vec<Output>) {
+        let Phase::Committing { txn: mine, start, .. } = self.phase else { return };
+        if mine != txn {
+            return;
+        }
+        out.push(Output::CancelTimer(TimerId::CommitRetry));
+        if committed {
+            self.finish(now, Outcome::Committed { txn: Some(txn), start }, out);
+            return;
+        }
+        // The abort released the holds at `start`.
+        self.holds.retain(|&(t, _), _| t != start);
+        self.dead.insert(start);
+        self.attempts += 1;
+        if self.attempts >= self.cfg.max_attempts {
+            self.finish(now, Outcome::Failed(Failure::Aborted), out);
+        } else {
+            self.phase = Phase::Negotiating;
+            self.evaluate(now, out);
         }
     }
 

@@ -27,6 +27,8 @@ pub mod sim;
 use std::fmt;
 use std::str::FromStr;
 
+use structures::UnknownName;
+
 /// A bug planted on purpose, to show that the simulator's checker catches it. Only the
 /// simulator sets one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -61,10 +63,10 @@ impl fmt::Display for Plant {
 }
 
 impl FromStr for Plant {
-    type Err = String;
+    type Err = UnknownName;
 
     /// A plant by its name.
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
         structures::registry::by_name(&Plant::ALL, Plant::name, "planted bug", s)
     }
 }

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use structures::{Config, Kind, RangeSet, Time};
 
 use super::access::Access;
-use super::calendar::{Calendar, Claim, ClaimState};
+use super::calendar::{Calendar, Claim, ClaimState, InvariantError};
 use super::durable::{Durable, Input, LockRecord, Output, PreparedRecord, Record, TimerId};
 use super::error::CalError;
 use super::proto::{
@@ -43,6 +43,27 @@ struct Waiter {
     start: Time,
     end: Time,
     until: Time,
+}
+
+/// Why a manager fails its check ([`Manager::validate`]), naming the manager.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Broken {
+    /// An internal error it met while handling a step (a bug).
+    #[error("manager {manager}: {error}")]
+    Internal {
+        /// The manager.
+        manager: NodeId,
+        /// The first such error.
+        error: CalError,
+    },
+    /// Its calendar broke an invariant.
+    #[error("manager {manager}: {invariant}")]
+    Calendar {
+        /// The manager.
+        manager: NodeId,
+        /// The invariant and where.
+        invariant: InvariantError,
+    },
 }
 
 /// A manager: its calendar plus the protocol's volatile state.
@@ -159,12 +180,13 @@ impl Manager {
     /// Its calendar's invariant check, and any internal error it met.
     ///
     /// # Errors
-    /// A message naming what is broken.
-    pub fn validate(&self) -> Result<(), String> {
-        if let Some(e) = &self.broken {
-            return Err(format!("manager {}: {e}", self.id));
+    /// A [`Broken`] naming the manager and what is broken.
+    pub fn validate(&self) -> Result<(), Broken> {
+        let manager = self.id;
+        if let Some(error) = &self.broken {
+            return Err(Broken::Internal { manager, error: error.clone() });
         }
-        self.cal.validate().map_err(|e| format!("manager {}: {e}", self.id))
+        self.cal.validate().map_err(|invariant| Broken::Calendar { manager, invariant })
     }
 
     /// One step: moves to `now` (forgetting the past, expiring lapsed holds and waits),

@@ -10,8 +10,31 @@ use std::time::{Duration, Instant};
 use oracle::{apply, OpKind};
 use structures::Kind;
 
-use super::index::External;
+use super::child::ChildError;
+use super::index::{External, StartError};
 use super::streams::{Case, Stream};
+
+/// Why a contender could not be timed on a stream.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BenchError {
+    /// A built-in structure cannot take a case's configuration.
+    #[error(transparent)]
+    Build(#[from] structures::Error),
+    /// The child cannot be started.
+    #[error(transparent)]
+    Start(#[from] StartError),
+    /// The no-op adapter cannot be started.
+    #[error("the no-op adapter: {0}")]
+    StartNoop(StartError),
+    /// The child failed the protocol during the bench (a crash, a timeout, garbage).
+    #[error("{child} failed during the bench: {fault}")]
+    Fault {
+        /// The name the child gave.
+        child: String,
+        /// What went wrong.
+        fault: ChildError,
+    },
+}
 
 /// One stream's row: µs per op, each the median over the runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,7 +44,7 @@ pub struct Row {
     /// Ops timed per run (those the child supports).
     pub ops: usize,
     /// Each built-in structure's µs per op, or why it could not run the stream.
-    pub builtin: Vec<(Kind, Result<f64, String>)>,
+    pub builtin: Vec<(Kind, Result<f64, BenchError>)>,
     /// The child's µs per op, protocol included.
     pub external: f64,
     /// The no-op adapter's µs per op: the protocol's own cost.
@@ -53,12 +76,13 @@ fn filtered(stream: &Stream, supported: &BTreeSet<OpKind>) -> Vec<Case> {
 /// The time `kind` takes over every case's ops, each case on a fresh index.
 ///
 /// # Errors
-/// The structure cannot take a case's configuration (the message says which).
-pub fn time_builtin(kind: Kind, cases: &[Case]) -> Result<Duration, String> {
+/// The structure cannot take a case's configuration ([`BenchError::Build`], saying
+/// which).
+pub fn time_builtin(kind: Kind, cases: &[Case]) -> Result<Duration, BenchError> {
     let mut total = Duration::ZERO;
     for case in cases {
         let config = kind.config_for(case.scenario.config);
-        let mut index = kind.build(case.scenario.capacity, config).map_err(|e| e.to_string())?;
+        let mut index = kind.build(case.scenario.capacity, config)?;
         let started = Instant::now();
         for op in &case.ops {
             apply(index.as_mut(), op);
@@ -71,18 +95,19 @@ pub fn time_builtin(kind: Kind, cases: &[Case]) -> Result<Duration, String> {
 /// The time a child takes over every case's ops, each case on a fresh child.
 ///
 /// # Errors
-/// The child cannot be started, or fails the protocol (a crash, a timeout, garbage).
-pub fn time_external(external: &External, cases: &[Case]) -> Result<Duration, String> {
+/// The child cannot be started ([`BenchError::Start`]), or fails the protocol (a crash,
+/// a timeout, garbage: [`BenchError::Fault`]).
+pub fn time_external(external: &External, cases: &[Case]) -> Result<Duration, BenchError> {
     let mut total = Duration::ZERO;
     for case in cases {
-        let (mut index, link) = external.start(case.scenario).map_err(|e| e.to_string())?;
+        let (mut index, link) = external.start(case.scenario)?;
         let started = Instant::now();
         for op in &case.ops {
             apply(&mut index, op);
         }
         total += started.elapsed();
         if let Some(fault) = link.fault() {
-            return Err(format!("{} failed during the bench: {fault}", link.name()));
+            return Err(BenchError::Fault { child: link.name(), fault });
         }
         link.close();
     }
@@ -93,11 +118,11 @@ pub fn time_external(external: &External, cases: &[Case]) -> Result<Duration, St
 fn median_us(
     ops: usize,
     runs: usize,
-    mut time: impl FnMut() -> Result<Duration, String>,
-) -> Result<f64, String> {
+    mut time: impl FnMut() -> Result<Duration, BenchError>,
+) -> Result<f64, BenchError> {
     let mut each = (0..runs.max(1))
         .map(|_| time().map(|d| d.as_secs_f64() * 1e6 / ops.max(1) as f64))
-        .collect::<Result<Vec<f64>, String>>()?;
+        .collect::<Result<Vec<f64>, BenchError>>()?;
     each.sort_by(f64::total_cmp);
     Ok(each[each.len() / 2])
 }
@@ -106,13 +131,19 @@ fn median_us(
 /// the median of `runs` runs, on the ops of the kinds the child supports.
 ///
 /// # Errors
-/// The child or the no-op adapter cannot be started or fails the protocol.
-pub fn bench(external: &External, noop: &External, streams: &[Stream], runs: usize) -> Result<Table, String> {
+/// The child or the no-op adapter cannot be started or fails the protocol
+/// ([`BenchError`]).
+pub fn bench(
+    external: &External,
+    noop: &External,
+    streams: &[Stream],
+    runs: usize,
+) -> Result<Table, BenchError> {
     let (mut child, mut noop_name) = (String::new(), String::new());
     let mut rows = Vec::new();
     for stream in streams {
         let Some(first) = stream.cases.first() else { continue };
-        let (_, link) = external.start(first.scenario).map_err(|e| e.to_string())?;
+        let (_, link) = external.start(first.scenario)?;
         child = link.name();
         let cases = filtered(stream, &link.supports());
         link.close();
@@ -123,7 +154,7 @@ pub fn bench(external: &External, noop: &External, streams: &[Stream], runs: usi
             .map(|kind| (kind, median_us(ops, runs, || time_builtin(kind, &cases))))
             .collect();
         let external_us = median_us(ops, runs, || time_external(external, &cases))?;
-        let (_, link) = noop.start(first.scenario).map_err(|e| format!("the no-op adapter: {e}"))?;
+        let (_, link) = noop.start(first.scenario).map_err(BenchError::StartNoop)?;
         noop_name = link.name();
         link.close();
         let overhead = median_us(ops, runs, || time_external(noop, &cases))?;

@@ -14,7 +14,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use oracle::{rules, Op, OpKind, Outcome, Scenario};
-use structures::{AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame};
+use structures::{AvailabilityIndex, Config, Cost, Error, Invalid, RangeSet, Time, TimeFrame};
 
 use super::child::{Child, ChildError};
 use super::protocol::{read_reply, Agreed, HandshakeError, Hello, Reply, Welcome};
@@ -109,7 +109,7 @@ impl Session {
         let child = self.child.as_mut().ok_or_else(|| ChildError::Protocol("the child was closed".into()))?;
         child.send(serde_json::to_string(op).expect("an op serialises"));
         let line = child.receive(self.op_timeout, "--timeout-ms")?;
-        let reply = read_reply(op, &line).map_err(ChildError::Protocol)?;
+        let reply = read_reply(op, &line).map_err(|e| ChildError::Protocol(e.to_string()))?;
         self.last_answer = Some(line);
         self.kind_only = reply.kind_only;
         Ok(reply)
@@ -273,7 +273,7 @@ impl AvailabilityIndex for ExternalIndex {
     }
 
     /// The child's invariants are its own business: only its answers are checked.
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), Invalid> {
         Ok(())
     }
 }

@@ -1,12 +1,12 @@
 //! `resbench ops`: drive any structure (or the oracle) from a JSON-lines op stream, one
 //! outcome line per op, so other programs and other implementations can be compared.
 
-use std::io::{BufRead, Write};
+use std::io::{self, BufRead, Write};
+use std::str::Utf8Error;
 
-use anyhow::{bail, Context, Result};
 use oracle::{apply, Op, Oracle, Outcome};
 use serde::Serialize;
-use structures::{AvailabilityIndex, Config, Cost, Kind};
+use structures::{AvailabilityIndex, Config, Cost, Kind, UnknownName};
 
 use traces::limits::{self, Line};
 
@@ -20,17 +20,77 @@ pub struct Record {
     pub cost: Option<Cost>,
 }
 
+/// Why `resbench ops` could not build the index it was asked for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    /// No registered structure has the name (the message lists the known ones).
+    #[error(transparent)]
+    UnknownStructure(#[from] UnknownName),
+    /// The structure (or the oracle) refuses the capacity or the configuration.
+    #[error(transparent)]
+    Config(#[from] structures::Error),
+}
+
+/// Why `resbench ops` stopped: a bad input line (named by its number) or an output error.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    /// Reading the line failed.
+    #[error("stdin line {line}: cannot read")]
+    Read {
+        /// The line's number, from 1.
+        line: usize,
+        /// What the reader said.
+        #[source]
+        source: io::Error,
+    },
+    /// The line is longer than the limit.
+    #[error("stdin line {line}: longer than {max} bytes (the line limit)")]
+    TooLong {
+        /// The line's number, from 1.
+        line: usize,
+        /// The limit, [`limits::MAX_LINE`].
+        max: usize,
+    },
+    /// The line is not UTF-8.
+    #[error("stdin line {line}: not UTF-8")]
+    NotUtf8 {
+        /// The line's number, from 1.
+        line: usize,
+        /// Where the bytes stop being UTF-8.
+        #[source]
+        source: Utf8Error,
+    },
+    /// The line is not an op.
+    #[error("stdin line {line}: not an op: {quoted}")]
+    NotAnOp {
+        /// The line's number, from 1.
+        line: usize,
+        /// The start of the line, quoted ([`limits::quote`]): a bad line may be long.
+        quoted: String,
+        /// Why it does not parse.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A record could not be encoded or written.
+    #[error(transparent)]
+    Encode(serde_json::Error),
+    /// The output could not be written. It is the writer's own error, without a message
+    /// around it, so that a caller can tell a closed pipe.
+    #[error(transparent)]
+    Write(io::Error),
+}
+
 /// Builds the named structure, or the oracle for `"oracle"`. A structure that needs a
 /// horizon and is given none gets [`structures::registry::DEFAULT_HORIZON_SLOTS`] slots
 /// ([`Kind::config_for`]), as everywhere else; the oracle runs unbounded.
 ///
 /// # Errors
-/// An unknown name or an invalid capacity or configuration.
-pub fn build(name: &str, capacity: u32, config: Config) -> Result<Box<dyn AvailabilityIndex>> {
+/// An unknown name or an invalid capacity or configuration ([`BuildError`]).
+pub fn build(name: &str, capacity: u32, config: Config) -> Result<Box<dyn AvailabilityIndex>, BuildError> {
     if name == "oracle" {
         return Ok(Box::new(Oracle::new(capacity, config)?));
     }
-    let kind: Kind = name.parse().map_err(anyhow::Error::msg)?;
+    let kind: Kind = name.parse()?;
     Ok(kind.build(capacity, kind.config_for(config))?)
 }
 
@@ -39,38 +99,40 @@ pub fn build(name: &str, capacity: u32, config: Config) -> Result<Box<dyn Availa
 ///
 /// # Errors
 /// A line that is not an op (naming its number), longer than [`limits::MAX_LINE`], or
-/// an I/O error. Ops the index refuses
-/// are not errors: they produce a `failed` record.
+/// an I/O error ([`StreamError`]). Ops the index refuses are not errors: they produce a
+/// `failed` record.
 pub fn run(
     index: &mut dyn AvailabilityIndex,
     mut input: impl BufRead,
     mut output: impl Write,
-) -> Result<usize> {
+) -> Result<usize, StreamError> {
     let mut count = 0;
     let mut buf = Vec::new();
     for number in 1.. {
         let line = limits::read_line_or_stop(&mut input, &mut buf, limits::MAX_LINE)
-            .with_context(|| format!("stdin line {number}: cannot read"))?;
+            .map_err(|source| StreamError::Read { line: number, source })?;
         match line {
             Line::End => break,
-            Line::TooLong => {
-                bail!("stdin line {number}: longer than {} bytes (the line limit)", limits::MAX_LINE)
-            }
+            Line::TooLong => return Err(StreamError::TooLong { line: number, max: limits::MAX_LINE }),
             Line::Text => {}
         }
-        let line = std::str::from_utf8(&buf).with_context(|| format!("stdin line {number}: not UTF-8"))?;
+        let line =
+            std::str::from_utf8(&buf).map_err(|source| StreamError::NotUtf8 { line: number, source })?;
         if line.trim().is_empty() {
             continue;
         }
         // The error quotes the start of the line only: a bad line may be long.
-        let op: Op = serde_json::from_str(line)
-            .with_context(|| format!("stdin line {number}: not an op: {}", limits::quote(line)))?;
+        let op: Op = serde_json::from_str(line).map_err(|source| StreamError::NotAnOp {
+            line: number,
+            quoted: limits::quote(line),
+            source,
+        })?;
         let result = apply(index, &op);
         let cost = matches!(op, Op::Check { .. } | Op::Earliest { .. }).then(|| index.last_cost()).flatten();
-        serde_json::to_writer(&mut output, &Record { result, cost })?;
-        writeln!(output)?;
+        serde_json::to_writer(&mut output, &Record { result, cost }).map_err(StreamError::Encode)?;
+        writeln!(output).map_err(StreamError::Write)?;
         count += 1;
     }
-    output.flush()?;
+    output.flush().map_err(StreamError::Write)?;
     Ok(count)
 }

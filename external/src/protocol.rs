@@ -236,14 +236,52 @@ pub fn expected_outcome(kind: OpKind) -> &'static str {
     }
 }
 
+/// Why an answer line is a protocol error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplyError {
+    /// Not JSON, or not an answer record.
+    #[error("the answer is not a record ({why}): {line}")]
+    NotARecord {
+        /// What the parser said.
+        why: String,
+        /// The start of the line ([`clip`]).
+        line: String,
+    },
+    /// A refusal of a kind the protocol does not know.
+    #[error("unknown error kind {kind:?}; known: {}", ERROR_KINDS.join(", "))]
+    UnknownKind {
+        /// The kind it gave.
+        kind: String,
+    },
+    /// An outcome of the wrong type for the op.
+    #[error("{op} answered with outcome {got:?}; it needs {wanted:?} or \"failed\"")]
+    WrongOutcome {
+        /// The op's kind.
+        op: OpKind,
+        /// The outcome it answered with.
+        got: &'static str,
+        /// The outcome it needs ([`expected_outcome`]).
+        wanted: &'static str,
+    },
+    /// A cost visiting more entries than its worst case.
+    #[error("cost visits {visited} entries, more than its worst case {worst}")]
+    CostAboveWorst {
+        /// Entries visited.
+        visited: u64,
+        /// The worst case.
+        worst: u64,
+    },
+}
+
 /// Reads the answer line to `op`.
 ///
 /// # Errors
-/// A message for a protocol error: not JSON, not a record, an outcome of the wrong type
-/// for the op, an unknown error kind, or a cost visiting more than its worst case.
-pub fn read_reply(op: &Op, line: &str) -> Result<Reply, String> {
+/// A [`ReplyError`] for a protocol error: not JSON, not a record, an outcome of the
+/// wrong type for the op, an unknown error kind, or a cost visiting more than its worst
+/// case.
+pub fn read_reply(op: &Op, line: &str) -> Result<Reply, ReplyError> {
     let parsed: Line = serde_json::from_str(line)
-        .map_err(|e| format!("the answer is not a record ({e}): {}", clip(line, 200)))?;
+        .map_err(|e| ReplyError::NotARecord { why: e.to_string(), line: clip(line, 200) })?;
     let (outcome, kind_only) = match parsed.result {
         Answer::Free(set) => (Outcome::Free(set), false),
         Answer::Start(frame) => (Outcome::Start(frame), false),
@@ -252,9 +290,7 @@ pub fn read_reply(op: &Op, line: &str) -> Result<Reply, String> {
         Answer::Failed(Refusal::Full(error)) => (Outcome::Failed(error), false),
         Answer::Failed(Refusal::Kind(kind)) => match of_kind(&kind) {
             Some(error) => (Outcome::Failed(error), true),
-            None => {
-                return Err(format!("unknown error kind {kind:?}; known: {}", ERROR_KINDS.join(", ")));
-            }
+            None => return Err(ReplyError::UnknownKind { kind }),
         },
     };
     let got = match &outcome {
@@ -266,13 +302,10 @@ pub fn read_reply(op: &Op, line: &str) -> Result<Reply, String> {
     };
     let wanted = expected_outcome(op.kind());
     if got != "failed" && got != wanted {
-        return Err(format!(
-            "{} answered with outcome {got:?}; it needs {wanted:?} or \"failed\"",
-            op.kind()
-        ));
+        return Err(ReplyError::WrongOutcome { op: op.kind(), got, wanted });
     }
     if let Some(cost) = parsed.cost.filter(|c| c.visited > c.worst) {
-        return Err(format!("cost visits {} entries, more than its worst case {}", cost.visited, cost.worst));
+        return Err(ReplyError::CostAboveWorst { visited: cost.visited, worst: cost.worst });
     }
     Ok(Reply { outcome, kind_only, cost: parsed.cost })
 }

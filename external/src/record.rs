@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use oracle::Op;
-use structures::{AvailabilityIndex, Config, Cost, Error, Kind, RangeSet, Time, TimeFrame};
+use structures::{AvailabilityIndex, Config, Cost, Error, Invalid, Kind, RangeSet, Time, TimeFrame};
 
 use scheduling::replay::{replay_on, Mode, Options, ReplayError};
 use traces::workload::Workload;
@@ -106,7 +106,7 @@ impl AvailabilityIndex for Recorder {
         self.inner.last_cost()
     }
 
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), Invalid> {
         self.inner.validate()
     }
 }

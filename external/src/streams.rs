@@ -4,9 +4,9 @@
 //! A stream is a list of cases, each a scenario and its ops; every case runs on a fresh
 //! index.
 
-use std::path::Path;
+use std::io;
+use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
 use oracle::generate::{self, Choices, Swarm};
 use oracle::{apply, Op, Oracle, Scenario};
 use rand::rngs::StdRng;
@@ -14,8 +14,70 @@ use rand::{Rng, SeedableRng};
 use structures::Config;
 
 use super::record::record_replay;
+use scheduling::replay::ReplayError;
 use traces::workload::{declared_capacity, workload, Workload};
 use traces::{swf, BUNDLED_NAME, BUNDLED_TRACE};
+
+/// Why a stream could not be made: its source could not be read, or it is too long.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    /// The stream has more ops than the cap.
+    #[error(
+        "the {stream} stream has {ops} ops, more than the cap of {max_ops} ops per stream \
+         (raise it with --max-ops, or ask for fewer ops)"
+    )]
+    TooManyOps {
+        /// The stream's name.
+        stream: &'static str,
+        /// Its ops.
+        ops: usize,
+        /// The cap (`--max-ops`).
+        max_ops: usize,
+    },
+    /// The trace cannot be read.
+    #[error(transparent)]
+    Trace(#[from] swf::SwfError),
+    /// The trace's header gives no capacity, and none was passed.
+    #[error("{trace}: no MaxProcs or MaxNodes in the header; pass --capacity")]
+    NoCapacity {
+        /// The trace's name.
+        trace: String,
+    },
+    /// A capacity of zero.
+    #[error("the capacity must be at least 1")]
+    ZeroCapacity,
+    /// The plan-only replay that records the trace stream stopped.
+    #[error("replaying {trace} to record its calls")]
+    Replay {
+        /// The trace's name.
+        trace: String,
+        /// Why it stopped.
+        #[source]
+        source: ReplayError,
+    },
+    /// An ops file cannot be read.
+    #[error("cannot read {}", path.display())]
+    ReadOps {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: io::Error,
+    },
+    /// A line of an ops file is not an op.
+    #[error("{} line {line}: not an op: {text}", path.display())]
+    NotAnOp {
+        /// The file.
+        path: PathBuf,
+        /// The line's number, from 1.
+        line: usize,
+        /// The line.
+        text: String,
+        /// Why it does not parse.
+        #[source]
+        source: serde_json::Error,
+    },
+}
 
 /// A scenario and the ops to run on a fresh index of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,15 +111,10 @@ impl Stream {
     /// Refuses a stream of more than `max_ops` ops, naming the option that raises it.
     ///
     /// # Errors
-    /// A message naming the stream, its size and `--max-ops`.
-    pub fn within(self, max_ops: usize) -> Result<Self> {
+    /// [`SourceError::TooManyOps`], naming the stream, its size and `--max-ops`.
+    pub fn within(self, max_ops: usize) -> Result<Self, SourceError> {
         if self.ops() > max_ops {
-            bail!(
-                "the {} stream has {} ops, more than the cap of {max_ops} ops per stream \
-                 (raise it with --max-ops, or ask for fewer ops)",
-                self.name,
-                self.ops()
-            );
+            return Err(SourceError::TooManyOps { stream: self.name, ops: self.ops(), max_ops });
         }
         Ok(self)
     }
@@ -108,21 +165,21 @@ pub fn random(ops: usize, case_ops: usize, seed: u64) -> Stream {
 /// its name too.
 ///
 /// # Errors
-/// An unreadable trace, or no capacity.
+/// An unreadable trace, or no capacity ([`SourceError`]).
 pub fn read_trace(
     path: Option<&Path>,
     capacity: Option<u32>,
     limit: Option<usize>,
-) -> Result<(String, Workload)> {
+) -> Result<(String, Workload), SourceError> {
     let trace = match path {
         Some(path) => swf::read_path(path, false)?,
         None => swf::read_bytes(BUNDLED_TRACE, BUNDLED_NAME, false)?,
     };
-    let capacity = capacity
-        .or_else(|| declared_capacity(&trace))
-        .with_context(|| format!("{}: no MaxProcs or MaxNodes in the header; pass --capacity", trace.name))?;
+    let Some(capacity) = capacity.or_else(|| declared_capacity(&trace)) else {
+        return Err(SourceError::NoCapacity { trace: trace.name });
+    };
     if capacity == 0 {
-        bail!("the capacity must be at least 1");
+        return Err(SourceError::ZeroCapacity);
     }
     let load = workload(&trace, capacity, limit);
     Ok((trace.name, load))
@@ -132,9 +189,10 @@ pub fn read_trace(
 /// structure with `config`, as one case.
 ///
 /// # Errors
-/// The configuration is invalid or the replay stops.
-pub fn trace(name: &str, load: &Workload, config: Config) -> Result<Stream> {
-    let ops = record_replay(load, config).with_context(|| format!("replaying {name} to record its calls"))?;
+/// The configuration is invalid or the replay stops ([`SourceError::Replay`]).
+pub fn trace(name: &str, load: &Workload, config: Config) -> Result<Stream, SourceError> {
+    let ops = record_replay(load, config)
+        .map_err(|source| SourceError::Replay { trace: name.to_owned(), source })?;
     let horizon = config.horizon.map_or_else(|| "no horizon".to_owned(), |h| format!("horizon {h}"));
     let about = format!(
         "every index call of a plan-only replay of {name}, {} jobs, capacity {}, slot {}, {horizon}",
@@ -150,15 +208,21 @@ pub fn trace(name: &str, load: &Workload, config: Config) -> Result<Stream> {
 /// its input.
 ///
 /// # Errors
-/// An unreadable file, or a line that is not an op (naming its number).
-pub fn read_ops(path: &Path) -> Result<Vec<Op>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+/// An unreadable file, or a line that is not an op (naming its number): a
+/// [`SourceError`].
+pub fn read_ops(path: &Path) -> Result<Vec<Op>, SourceError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|source| SourceError::ReadOps { path: path.to_path_buf(), source })?;
     text.lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
         .map(|(i, line)| {
-            serde_json::from_str(line)
-                .with_context(|| format!("{} line {}: not an op: {line}", path.display(), i + 1))
+            serde_json::from_str(line).map_err(|source| SourceError::NotAnOp {
+                path: path.to_path_buf(),
+                line: i + 1,
+                text: line.to_owned(),
+                source,
+            })
         })
         .collect()
 }

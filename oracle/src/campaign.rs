@@ -5,7 +5,6 @@
 //! regressions); any other bytes are choices for the generators of
 //! [`generate`], so that the fuzzer explores mostly valid op sequences.
 
-use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -40,21 +39,14 @@ pub struct Case {
 }
 
 /// Why bytes are not a case.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Rejected {
     /// Longer than [`MAX_INPUT`].
+    #[error("input of {0} bytes is longer than {MAX_INPUT}")]
     TooLong(usize),
     /// JSON that is not a case, or a case outside the bounds.
+    #[error("not a case: {0}")]
     BadCase(String),
-}
-
-impl fmt::Display for Rejected {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Rejected::TooLong(n) => write!(f, "input of {n} bytes is longer than {MAX_INPUT}"),
-            Rejected::BadCase(why) => write!(f, "not a case: {why}"),
-        }
-    }
 }
 
 impl Choices for Unstructured<'_> {

@@ -30,7 +30,8 @@ pub enum Disagreement {
     OnlyStructureFailed,
     /// Only the oracle refused.
     OnlyOracleFailed,
-    /// The structure's `validate()` failed after the op.
+    /// The structure's `validate()` failed after the op: its
+    /// [`Invalid`](structures::Invalid) message.
     Invalid(String),
     /// A successful `check` or `earliest` recorded no cost, or visited more than its
     /// worst case.
@@ -191,7 +192,7 @@ impl Differential {
         if !self.thorough && !self.ops.len().is_multiple_of(VALIDATE_EVERY) {
             return None;
         }
-        self.structure.validate().err().map(Disagreement::Invalid)
+        self.structure.validate().err().map(|e| Disagreement::Invalid(e.to_string()))
     }
 
     fn state_problem(&self) -> Option<Disagreement> {

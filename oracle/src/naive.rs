@@ -8,7 +8,7 @@
 //! It takes only data types from the structures crate; its argument checks are its own
 //! ([`rules`]), so that the structures' shared helpers are checked too.
 
-use structures::{AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame};
+use structures::{AvailabilityIndex, Config, Cost, Error, Invalid, RangeSet, Time, TimeFrame};
 
 use crate::rules;
 
@@ -275,14 +275,18 @@ impl AvailabilityIndex for Oracle {
         None
     }
 
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), Invalid> {
         if let Some(b) = self.busy.iter().find(|b| {
             b.start < self.now || b.start >= b.end || b.ids.is_empty() || b.end - b.start > self.longest
         }) {
-            return Err(format!("bad rectangle {b:?} (now = {}, longest = {})", self.now, self.longest));
+            let why = format!("bad rectangle {b:?} (now = {}, longest = {})", self.now, self.longest);
+            return Err(Invalid::new(self.name(), why));
         }
         match self.busy.windows(2).find(|w| w[0].start > w[1].start) {
-            Some(w) => Err(format!("rectangles out of start order: {:?} then {:?}", w[0], w[1])),
+            Some(w) => Err(Invalid::new(
+                self.name(),
+                format!("rectangles out of start order: {:?} then {:?}", w[0], w[1]),
+            )),
             None => Ok(()),
         }
     }

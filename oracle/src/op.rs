@@ -4,7 +4,7 @@
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
-use structures::{AvailabilityIndex, Error, RangeSet, Time, TimeFrame};
+use structures::{AvailabilityIndex, Error, RangeSet, Time, TimeFrame, UnknownName};
 
 /// The operations of [`AvailabilityIndex`], without their arguments: what an [`Op`] is,
 /// and how replays, run files and benchmarks name one. Serialised as [`OpKind::name`],
@@ -55,12 +55,12 @@ impl OpKind {
 }
 
 impl FromStr for OpKind {
-    type Err = String;
+    type Err = UnknownName;
 
     /// The operation of that [`name`](OpKind::name).
     ///
     /// # Errors
-    /// An unknown name, listing the known ones.
+    /// [`UnknownName`] for an unknown name, listing the known ones.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         structures::registry::by_name(OpKind::ALL, OpKind::name, "operation", s)
     }
@@ -231,12 +231,10 @@ mod tests {
 
     #[test]
     fn unknown_names_are_refused_with_the_known_ones() {
-        assert_eq!(
-            "replay".parse::<OpKind>(),
-            Err("unknown operation \"replay\"; known: check, earliest, allocate, release, free_frames, \
-                 options, load_frames, advance"
-                .to_owned())
-        );
+        let known = "check, earliest, allocate, release, free_frames, options, load_frames, advance";
+        let e = "replay".parse::<OpKind>().unwrap_err();
+        assert_eq!(e, UnknownName { what: "operation", name: "replay".to_owned(), known: known.to_owned() });
+        assert_eq!(e.to_string(), format!("unknown operation \"replay\"; known: {known}"));
         assert_eq!(format!("[{:<8}]", OpKind::Check), "[check   ]");
     }
 }

@@ -2,7 +2,7 @@
 //! one with one fault switched on) must be caught, and named the right way.
 
 use oracle::{Differential, Disagreement, Op, Outcome};
-use structures::{AvailabilityIndex, Config, Cost, Error, RangeSet, RbTreeProfile, Time, TimeFrame};
+use structures::{AvailabilityIndex, Config, Cost, Error, Invalid, RangeSet, RbTreeProfile, Time, TimeFrame};
 
 #[derive(Clone, Copy, PartialEq)]
 enum Fault {
@@ -78,9 +78,9 @@ impl AvailabilityIndex for Faulty {
             cost
         })
     }
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), Invalid> {
         if self.fault == Fault::Invalid {
-            return Err("broken on purpose".into());
+            return Err(Invalid::new(self.name(), "broken on purpose"));
         }
         self.inner.validate()
     }

@@ -6,7 +6,8 @@ use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use crate::error::{Error, Invalid, Result};
+use crate::json_file;
 use serde::{Deserialize, Serialize};
 
 /// The version of the format below; bumped on any incompatible change.
@@ -114,39 +115,44 @@ impl BenchFile {
     /// an existing file (results are appended, never replaced).
     ///
     /// # Errors
-    /// When the folder or file cannot be written, or the file already exists.
+    /// [`Error::CreateDir`] when the folder cannot be created, [`Error::CreateNew`] when
+    /// the file exists already or cannot be created, [`Error::Encode`], and
+    /// [`Error::Write`] when it cannot be written.
     pub fn write_new(&self, dir: &Path) -> Result<PathBuf> {
-        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        fs::create_dir_all(dir).map_err(|cause| Error::CreateDir { path: dir.to_owned(), cause })?;
         let stamp = self.recorded.replace(':', "");
         let path = dir.join(format!("{stamp}-{}.json", self.revision));
-        let mut file =
-            fs::OpenOptions::new().write(true).create_new(true).open(&path).with_context(|| {
-                format!("cannot create {} (results are never overwritten)", path.display())
-            })?;
-        let json = serde_json::to_string_pretty(self).context("cannot encode the results")?;
-        file.write_all((json + "\n").as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(path)
+        let mut file = match fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(file) => file,
+            Err(cause) => return Err(Error::CreateNew { path, cause }),
+        };
+        let json = serde_json::to_string_pretty(self)
+            .map_err(|cause| Error::Encode { what: "the results", cause })?;
+        match file.write_all((json + "\n").as_bytes()) {
+            Ok(()) => Ok(path),
+            Err(cause) => Err(Error::Write { path, cause }),
+        }
     }
 
     /// Reads a benchmark file, refusing another schema version.
     ///
     /// # Errors
-    /// When the file cannot be read or parsed, or has another kind or schema.
+    /// [`Error::Load`] when the file cannot be read, [`Error::NotJson`] or
+    /// [`Error::Decode`] when it cannot be parsed, [`Error::NotBenchFile`] or
+    /// [`Error::Schema`] when it has another kind or schema, and [`Error::Invalid`] when
+    /// [`validate`](Self::validate) refuses it.
     pub fn read(path: &Path) -> Result<Self> {
-        let text = traces::limits::read_file(path).map_err(anyhow::Error::msg)?;
-        let value: serde_json::Value =
-            serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+        let (_, value) = json_file::read(path)?;
         if !is_bench_file(&value) {
-            bail!("{}: not a benchmark file (no \"kind\": \"{BENCH_KIND}\")", path.display());
+            return Err(Error::NotBenchFile { path: path.to_owned(), kind: BENCH_KIND });
         }
-        let schema = value.get("schema").and_then(serde_json::Value::as_u64);
-        if schema != Some(u64::from(BENCH_SCHEMA)) {
-            bail!("{}: schema {schema:?}, this build reads {BENCH_SCHEMA}", path.display());
-        }
-        let file: Self = serde_json::from_value(value)
-            .with_context(|| format!("{}: not a benchmark file", path.display()))?;
-        file.validate().map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        json_file::check_schema(path, &value, BENCH_SCHEMA)?;
+        let file: Self = serde_json::from_value(value).map_err(|cause| Error::Decode {
+            path: path.to_owned(),
+            kind: "a benchmark file",
+            cause,
+        })?;
+        file.validate().map_err(|why| Error::Invalid { path: path.to_owned(), why })?;
         Ok(file)
     }
 
@@ -154,8 +160,8 @@ impl BenchFile {
     /// and each median positive (ratios divide by the fastest).
     ///
     /// # Errors
-    /// A message naming the first bad result and field.
-    pub fn validate(&self) -> Result<(), String> {
+    /// [`Invalid::Time`] naming the first bad result and field, or [`Invalid::Memory`].
+    pub fn validate(&self) -> Result<(), Invalid> {
         for (i, r) in self.results.iter().enumerate() {
             let fields = [
                 ("median_ns", r.median_ns),
@@ -165,15 +171,19 @@ impl BenchFile {
             ];
             for (name, value) in fields {
                 if !(value.is_finite() && value >= 0.0) || (name == "median_ns" && value == 0.0) {
-                    return Err(format!(
-                        "results[{i}] ({} {} on {}): {name} is {value:?}, not a positive finite time",
-                        r.structure, r.operation, r.state
-                    ));
+                    return Err(Invalid::Time {
+                        index: i,
+                        structure: r.structure.clone(),
+                        operation: r.operation.clone(),
+                        state: r.state.clone(),
+                        field: name,
+                        value,
+                    });
                 }
             }
         }
         if !(self.machine.memory_gib.is_finite() && self.machine.memory_gib >= 0.0) {
-            return Err(format!("machine.memory_gib is {:?}, not a finite size", self.machine.memory_gib));
+            return Err(Invalid::Memory(self.machine.memory_gib));
         }
         Ok(())
     }

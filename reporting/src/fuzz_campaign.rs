@@ -10,9 +10,10 @@ use std::fs::OpenOptions;
 use std::io::Write as _;
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use structures::Kind;
+
+use crate::error::{Error, Result};
 
 /// The ops per structure a campaign aims at (issue 20's bar).
 pub const TARGET_OPS: u64 = 100_000_000;
@@ -73,19 +74,17 @@ impl Outcome {
     /// printed a divergence.
     ///
     /// # Errors
-    /// When the log has no `diff:` line or no status line (not a run of `diff`, or one
-    /// that ended before it started).
+    /// [`Error::NoProgressLine`] or [`Error::NoStatusLine`] when the log has no `diff:`
+    /// line or no status line (not a run of `diff`, or one that ended before it
+    /// started), and [`Error::NoNumber`] when one of them lacks a count.
     pub fn parse(log: &str) -> Result<Outcome> {
-        let progress = log
-            .lines()
-            .rfind(|line| line.starts_with("diff: "))
-            .context("no `diff: N ops, M cases` line: not a log of the diff target, or it ran no case")?;
+        let progress = log.lines().rfind(|line| line.starts_with("diff: ")).ok_or(Error::NoProgressLine)?;
         let status = log
             .lines()
             .rfind(|line| line.starts_with('#') && line.contains(" cov: "))
-            .context("no libFuzzer status line (`#N ... cov: ... corp: ...`)")?;
-        let field = |line: &str, key: &str| {
-            number_after(line, key).with_context(|| format!("no number after `{key}` in {line:?}"))
+            .ok_or(Error::NoStatusLine)?;
+        let field = |line: &str, key: &'static str| {
+            number_after(line, key).ok_or_else(|| Error::NoNumber { key, line: line.to_owned() })
         };
         Ok(Outcome {
             ops: field(progress, "diff:")?,
@@ -102,38 +101,42 @@ impl Outcome {
 /// runs in parallel do not interleave.
 ///
 /// # Errors
-/// When the file cannot be opened or written.
+/// [`Error::OpenAppend`] or [`Error::Append`] when the file cannot be opened or
+/// written ([`Error::EncodeRecord`] cannot happen to a well-formed record).
 pub fn append(path: &Path, record: &Record) -> Result<()> {
-    let mut line = serde_json::to_string(record)?;
+    let mut line = serde_json::to_string(record).map_err(Error::EncodeRecord)?;
     line.push('\n');
     let mut file = OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
-        .with_context(|| format!("{}: cannot open for appending", path.display()))?;
-    file.write_all(line.as_bytes()).with_context(|| format!("{}: cannot append", path.display()))
+        .map_err(|cause| Error::OpenAppend { path: path.to_owned(), cause })?;
+    file.write_all(line.as_bytes()).map_err(|cause| Error::Append { path: path.to_owned(), cause })
 }
 
 /// Reads every record of the log at `path`.
 ///
 /// # Errors
-/// A line that is not a record (naming its number), a record whose counts are
-/// impossible, more than [`MAX_RECORDS`] lines, or a file past the size limit.
+/// [`Error::Record`] for a line that is not a record (naming its number),
+/// [`Error::Counts`] for a record whose counts are impossible,
+/// [`Error::TooManyRecords`] past [`MAX_RECORDS`] lines, or [`Error::Load`] for a file
+/// that cannot be read or is past the size limit.
 pub fn read(path: &Path) -> Result<Vec<Record>> {
-    let text = traces::limits::read_file(path).map_err(anyhow::Error::msg)?;
+    let text = traces::limits::read_file(path).map_err(|e| Error::Load { cause: e.into() })?;
     let mut records = Vec::new();
     for (i, line) in text.lines().enumerate().filter(|(_, line)| !line.trim().is_empty()) {
-        let at = || format!("{}:{}", path.display(), i + 1);
+        let line_no = i + 1;
         if records.len() == MAX_RECORDS {
-            bail!("{}: more than {MAX_RECORDS} records (the record limit)", at());
+            return Err(Error::TooManyRecords { path: path.to_owned(), limit: MAX_RECORDS, line: line_no });
         }
-        let record: Record = serde_json::from_str(line).with_context(|| format!("{}: not a record", at()))?;
+        let record: Record = serde_json::from_str(line).map_err(|cause| Error::Record {
+            path: path.to_owned(),
+            line: line_no,
+            cause,
+        })?;
         let Outcome { ops, cases, divergences, .. } = record.outcome;
         if cases > ops || divergences > 1 {
-            bail!(
-                "{}: {cases} cases for {ops} ops and {divergences} divergences: a run counts at least one op a case and stops at its first divergence",
-                at()
-            );
+            return Err(Error::Counts { path: path.to_owned(), line: line_no, cases, ops, divergences });
         }
         records.push(record);
     }

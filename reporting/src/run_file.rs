@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
 use oracle::OpKind;
 use serde::{Deserialize, Serialize, Serializer};
 use structures::{Config, Kind, Time};
@@ -18,6 +17,9 @@ use scheduling::replay::metrics::{run_times, schedule_metrics};
 use scheduling::replay::{box_stats, trimmed, unvisited, BoxStats, Options, Run};
 use traces::swf::Trace;
 use traces::workload::Workload;
+
+use crate::error::{Error, Invalid, Result};
+use crate::json_file;
 
 /// The version of the run-file format.
 pub const SCHEMA: u32 = 1;
@@ -312,9 +314,10 @@ impl RunFile {
     /// unless it is the default, ρ unless it is 0) and returns its path.
     ///
     /// # Errors
-    /// When the folder cannot be made or the file written.
+    /// [`Error::CreateDir`] when the folder cannot be made, [`Error::Encode`], and
+    /// [`Error::Write`] when the file cannot be written.
     pub fn write(&self, dir: &Path) -> Result<PathBuf> {
-        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        fs::create_dir_all(dir).map_err(|cause| Error::CreateDir { path: dir.to_owned(), cause })?;
         // The default policy goes unnamed, as before there was a choice; others are named,
         // so that replays of several policies can share a folder.
         let policy = Some(self.options.policy)
@@ -325,26 +328,28 @@ impl RunFile {
             Some(self.options.ar_fraction).filter(|&r| r > 0.0).map_or(String::new(), |r| format!(".ar{r}"));
         let path = dir.join(format!("{}{policy}{rho}.{}.json", self.trace.stem(), self.structure));
         // Compact: run files of whole traces are committed as published data.
-        let json = serde_json::to_string(self).context("cannot encode the run")?;
-        fs::write(&path, json + "\n").with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(path)
+        let json = serde_json::to_string(self).map_err(|cause| Error::Encode { what: "the run", cause })?;
+        match fs::write(&path, json + "\n") {
+            Ok(()) => Ok(path),
+            Err(cause) => Err(Error::Write { path, cause }),
+        }
     }
 
     /// Reads a run file, refusing another schema version.
     ///
     /// # Errors
-    /// When the file cannot be read or parsed, or has another schema.
+    /// [`Error::Load`] when the file cannot be read, [`Error::NotJson`] or
+    /// [`Error::Decode`] when it cannot be parsed, [`Error::Schema`] when it has another
+    /// schema, and [`Error::Invalid`] when [`validate`](Self::validate) refuses it.
     pub fn read(path: &Path) -> Result<Self> {
-        let text = traces::limits::read_file(path).map_err(anyhow::Error::msg)?;
-        let version: serde_json::Value =
-            serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
-        let schema = version.get("schema").and_then(serde_json::Value::as_u64);
-        if schema != Some(u64::from(SCHEMA)) {
-            anyhow::bail!("{}: schema {schema:?}, this build reads {SCHEMA}", path.display());
-        }
-        let file: Self =
-            serde_json::from_str(&text).with_context(|| format!("{}: not a run file", path.display()))?;
-        file.validate().map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let (text, value) = json_file::read(path)?;
+        json_file::check_schema(path, &value, SCHEMA)?;
+        let file: Self = serde_json::from_str(&text).map_err(|cause| Error::Decode {
+            path: path.to_owned(),
+            kind: "a run file",
+            cause,
+        })?;
+        file.validate().map_err(|why| Error::Invalid { path: path.to_owned(), why })?;
         Ok(file)
     }
 
@@ -352,10 +357,11 @@ impl RunFile {
     /// times that are finite and in range.
     ///
     /// # Errors
-    /// A message naming the first bad field and its value.
-    pub fn validate(&self) -> Result<(), String> {
+    /// [`Invalid::Capacity`], or [`Invalid::OutOfRange`] naming the first bad field and
+    /// its value.
+    pub fn validate(&self) -> Result<(), Invalid> {
         if self.capacity == 0 {
-            return Err("capacity 0: a machine has at least one resource".into());
+            return Err(Invalid::Capacity);
         }
         let s = &self.schedule;
         let mut checks = vec![
@@ -417,7 +423,7 @@ impl RunFile {
         // A share may exceed 1 by rounding only.
         for (name, value, max) in checks {
             if !(value.is_finite() && value >= 0.0 && value <= max * (1.0 + 1e-9)) {
-                return Err(format!("{name} is {value:?}, not a number in 0..={max:?}"));
+                return Err(Invalid::OutOfRange { field: name, value, max });
             }
         }
         Ok(())

@@ -141,7 +141,7 @@ fn committed_run_files_are_written_back_byte_for_byte() {
             continue;
         }
         for path in std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()) {
-            // The RSPB figures' results (tests/report_rspb.rs) and the co-reservation load
+            // The RSPB figures' results (tests/report/rspb.rs) and the co-reservation load
             // figures (tests/coreserve/service/load.rs) are other kinds of file.
             if path.extension().is_none_or(|x| x != "json")
                 || path.ends_with(scheduling::rspb::results::RSPB_FILE)

@@ -128,7 +128,8 @@ pub fn run_serve(args: &ServeArgs) -> Result<()> {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{LISTENING}{addr}");
         let _ = out.flush();
-    })
+    })?;
+    Ok(())
 }
 
 /// `resbench coreserve reserve`: one co-reservation, its outcome printed as JSON.

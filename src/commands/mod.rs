@@ -5,7 +5,9 @@ pub mod campaign;
 pub mod coreserve;
 pub mod coreserve_service;
 pub mod external;
+pub mod ops;
 pub mod replay;
+pub mod report;
 pub mod rspb;
 
 /// This process's command line as a user would retype it: `resbench` and its arguments,

@@ -201,17 +201,7 @@ pub fn run(args: &Args) -> Result<()> {
     }
     let (info, load) = read_workload(args)?;
     let mut config = Config { slot: args.slot, horizon: args.horizon };
-    let attempts = if policy.takes(Parameter::Rmax) {
-        let horizon = *config.horizon.get_or_insert(Attempts::HORIZON.div_ceil(args.slot.max(1)) * args.slot);
-        let attempts = Attempts {
-            delta: args.delta_t.unwrap_or(Attempts::DELTA),
-            rmax: args.rmax.unwrap_or(Attempts::rmax_for(horizon, args.slot)),
-        };
-        attempts.validate().map_err(anyhow::Error::msg)?;
-        Some(attempts)
-    } else {
-        None
-    };
+    let attempts = coalloc_attempts(args, policy, &mut config)?;
     config.validate(load.capacity).map_err(|e| anyhow::anyhow!("--slot/--horizon: {e}"))?;
     let options = Options {
         policy,
@@ -222,25 +212,7 @@ pub fn run(args: &Args) -> Result<()> {
         windows,
         attempts,
     };
-    outln!("trace: {} ({} jobs read, capacity {})", info.name, info.jobs_read, load.capacity)?;
-    for (reason, count) in &info.skipped {
-        outln!("jobs not replayed, {reason}: {count}")?;
-    }
-    outln!(
-        "requests replayed: {}{}",
-        load.requests.len(),
-        if args.verify { ", verified against the oracle" } else { "" }
-    )?;
-    outln!(
-        "scheduler: {} ({}), {:?}{}, advance reservations {:.0} %, seed {}, {} calls trimmed at each end",
-        policy,
-        policy.spec().source,
-        options.mode,
-        if options.compress { " with compression" } else { "" },
-        100.0 * options.ar_fraction,
-        options.seed,
-        args.trim
-    )?;
+    print_setup(args, &info, &load, &options)?;
     if config.horizon.is_none() && kinds.iter().any(|k| k.needs_horizon()) {
         config.horizon = Some(horizon_for(&load, config.slot, &options)?);
     }
@@ -251,57 +223,10 @@ pub fn run(args: &Args) -> Result<()> {
         None if config.slot > 1 => outln!("slot {}, no horizon, for every structure", config.slot)?,
         None => {}
     }
-    let replay_config = ReplayConfig { config, options, verify: args.verify };
-    let mut runs: Vec<Run> = Vec::new();
-    for &kind in &kinds {
-        // With `all`, a structure that cannot take this configuration is skipped, saying why;
-        // alone, it is an error that says which flags change it.
-        match (kinds.len() > 1, kind.build(load.capacity, kind.config_for(config))) {
-            (true, Err(e)) => {
-                outln!("skipped {kind}: {e} (choose a wider --slot)")?;
-                continue;
-            }
-            (false, Err(e)) => {
-                bail!("{kind}: {e} (the slot limit; choose a wider --slot or a shorter --horizon)")
-            }
-            _ => {}
-        }
-        if kind.spec().scans_window_slots {
-            outln!("{}", window_work(kind, &load, config.slot))?;
-        }
-        let bar = ProgressBar::new(load.requests.len() as u64).with_style(
-            ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} jobs {per_sec} eta {eta}")?
-                .progress_chars("=> "),
-        );
-        bar.set_prefix(kind.name());
-        let run = replay(kind, &load, &replay_config, &mut Progress(&bar))?;
-        bar.finish_and_clear();
-        runs.push(run);
-    }
+    let runs = replay_each(&kinds, &load, &ReplayConfig { config, options, verify: args.verify })?;
     out!("{}", table(&runs, args.trim))?;
     compare_schedules(&runs)?;
-    if let Some(run) = runs.first() {
-        if !run.counts.is_empty() {
-            let counts: Vec<String> = run.counts.iter().map(|(what, n)| format!("{what} {n}")).collect();
-            outln!("policy counts: {}", counts.join(", "))?;
-        }
-        let s = ScheduleMetrics::new(run, &load, options.mode);
-        outln!(
-            "schedule: utilisation {:.1} %, wait mean {:.0} s, p99 {} s (jobs that are not advance reservations)",
-            100.0 * s.utilisation,
-            s.mean_wait,
-            s.p99_wait
-        )?;
-    }
-    if let Some(ar) = runs.first().map(|run| &run.ar).filter(|ar| ar.requested > 0) {
-        let offered = ar.offered.iter().sum::<u64>() as f64 / ar.offered.len().max(1) as f64;
-        outln!(
-            "advance reservations: {} requested, {} admitted ({:.1} %), {offered:.2} options offered to each rejected one on average",
-            ar.requested,
-            ar.admitted,
-            100.0 * ar.admitted as f64 / ar.requested as f64
-        )?;
-    }
+    print_schedule(&runs, &load, options.mode)?;
     if args.verify {
         outln!("divergences: 0")?;
     }
@@ -316,7 +241,104 @@ pub fn run(args: &Args) -> Result<()> {
     Ok(())
 }
 
-/// Shows a replay's arrivals on a progress bar (the library knows no UI types).
+/// Online co-allocation's `Δt` and `R_max` (`None` for the other policies); it needs a
+/// horizon, so `config` gets its default one if it has none.
+fn coalloc_attempts(args: &Args, policy: PolicyKind, config: &mut Config) -> Result<Option<Attempts>> {
+    if !policy.takes(Parameter::Rmax) {
+        return Ok(None);
+    }
+    let horizon = *config.horizon.get_or_insert(Attempts::HORIZON.div_ceil(args.slot.max(1)) * args.slot);
+    let attempts = Attempts {
+        delta: args.delta_t.unwrap_or(Attempts::DELTA),
+        rmax: args.rmax.unwrap_or(Attempts::rmax_for(horizon, args.slot)),
+    };
+    attempts.validate().map_err(anyhow::Error::msg)?;
+    Ok(Some(attempts))
+}
+
+/// Prints what is replayed and how: the trace, what was left out, and the scheduler.
+fn print_setup(args: &Args, info: &TraceInfo, load: &Workload, options: &Options) -> Result<()> {
+    outln!("trace: {} ({} jobs read, capacity {})", info.name, info.jobs_read, load.capacity)?;
+    for (reason, count) in &info.skipped {
+        outln!("jobs not replayed, {reason}: {count}")?;
+    }
+    outln!(
+        "requests replayed: {}{}",
+        load.requests.len(),
+        if args.verify { ", verified against the oracle" } else { "" }
+    )?;
+    outln!(
+        "scheduler: {} ({}), {:?}{}, advance reservations {:.0} %, seed {}, {} calls trimmed at each end",
+        options.policy,
+        options.policy.spec().source,
+        options.mode,
+        if options.compress { " with compression" } else { "" },
+        100.0 * options.ar_fraction,
+        options.seed,
+        args.trim
+    )?;
+    Ok(())
+}
+
+/// Replays `load` on each of `kinds`, with a progress bar. With several kinds, one that
+/// cannot take the configuration is skipped, saying why; alone, it is an error that says
+/// which flags change it.
+fn replay_each(kinds: &[Kind], load: &Workload, setup: &ReplayConfig) -> Result<Vec<Run>> {
+    let mut runs: Vec<Run> = Vec::new();
+    for &kind in kinds {
+        match (kinds.len() > 1, kind.build(load.capacity, kind.config_for(setup.config))) {
+            (true, Err(e)) => {
+                outln!("skipped {kind}: {e} (choose a wider --slot)")?;
+                continue;
+            }
+            (false, Err(e)) => {
+                bail!("{kind}: {e} (the slot limit; choose a wider --slot or a shorter --horizon)")
+            }
+            _ => {}
+        }
+        if kind.spec().scans_window_slots {
+            outln!("{}", window_work(kind, load, setup.config.slot))?;
+        }
+        let bar = ProgressBar::new(load.requests.len() as u64).with_style(
+            ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} jobs {per_sec} eta {eta}")?
+                .progress_chars("=> "),
+        );
+        bar.set_prefix(kind.name());
+        let run = replay(kind, load, setup, &mut Progress(&bar))?;
+        bar.finish_and_clear();
+        runs.push(run);
+    }
+    Ok(runs)
+}
+
+/// Prints the policy's counts, the schedule's quality and the advance reservations'
+/// fate, from the first run (every run's schedule is the same, checked before).
+fn print_schedule(runs: &[Run], load: &Workload, mode: Mode) -> Result<()> {
+    let Some(run) = runs.first() else { return Ok(()) };
+    if !run.counts.is_empty() {
+        let counts: Vec<String> = run.counts.iter().map(|(what, n)| format!("{what} {n}")).collect();
+        outln!("policy counts: {}", counts.join(", "))?;
+    }
+    let s = ScheduleMetrics::new(run, load, mode);
+    outln!(
+        "schedule: utilisation {:.1} %, wait mean {:.0} s, p99 {} s (jobs that are not advance reservations)",
+        100.0 * s.utilisation,
+        s.mean_wait,
+        s.p99_wait
+    )?;
+    let ar = &run.ar;
+    if ar.requested > 0 {
+        let offered = ar.offered.iter().sum::<u64>() as f64 / ar.offered.len().max(1) as f64;
+        outln!(
+            "advance reservations: {} requested, {} admitted ({:.1} %), {offered:.2} options offered to each rejected one on average",
+            ar.requested,
+            ar.admitted,
+            100.0 * ar.admitted as f64 / ar.requested as f64
+        )?;
+    }
+    Ok(())
+}
+
 /// What a structure that scans its windows' slots is in for, said before it starts:
 /// the slots the workload's windows hold, a lower bound on its visits, since each
 /// `earliest` may scan one window per candidate start.
@@ -329,6 +351,7 @@ fn window_work(kind: Kind, load: &Workload, slot: u64) -> String {
     )
 }
 
+/// Shows a replay's arrivals on a progress bar (the library knows no UI types).
 struct Progress<'a>(&'a ProgressBar);
 
 impl Observer for Progress<'_> {

@@ -1,4 +1,5 @@
-//! The one error type shared by every structure and the oracle.
+//! The errors shared by every structure and the oracle: [`Error`] for a refused
+//! operation, [`Invalid`] for a broken internal invariant.
 
 use serde::{Deserialize, Serialize};
 
@@ -86,4 +87,33 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+}
+
+/// A broken internal invariant: what [`AvailabilityIndex::validate`] reports, for tests
+/// and fuzzing to stop at. Its message is `why` alone, as it always read; the structure
+/// it is about is a field, [`structure`](Invalid::structure).
+///
+/// [`AvailabilityIndex::validate`]: crate::AvailabilityIndex::validate
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{why}")]
+pub struct Invalid {
+    /// The name of the structure whose invariant is broken ([`Kind::name`](crate::Kind::name),
+    /// or the name of another index, such as `"oracle"`).
+    pub structure: &'static str,
+    /// The first broken invariant and where, e.g. `slot 3: reservations overlap`.
+    pub why: String,
+}
+
+impl Invalid {
+    /// The invariant `why` broken in `structure`.
+    pub fn new(structure: &'static str, why: impl Into<String>) -> Self {
+        Self { structure, why: why.into() }
+    }
+
+    /// The same broken invariant, placed inside `part` (a partition, a slot's tree): the
+    /// message becomes `part: why`.
+    #[must_use]
+    pub fn within(self, part: impl std::fmt::Display) -> Self {
+        Self { why: format!("{part}: {}", self.why), ..self }
+    }
 }

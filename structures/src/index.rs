@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Config, Error, RangeSet, Time};
+use crate::{Config, Error, Invalid, RangeSet, Time};
 
 /// A window and a set of resources: a free time frame, a scheduling option, or the
 /// answer of an earliest-start search.
@@ -130,8 +130,8 @@ pub trait AvailabilityIndex {
     /// Checks every internal invariant.
     ///
     /// # Errors
-    /// A message naming the first broken invariant and where.
-    fn validate(&self) -> Result<(), String>;
+    /// [`Invalid`] naming this structure and the first broken invariant and where.
+    fn validate(&self) -> Result<(), Invalid>;
 
     /// Plants `fault` in the shared shell's window check, for tests that show the
     /// differential driver catching it (feature `planted`). Other implementations

@@ -24,14 +24,14 @@ mod sweep;
 
 pub use calendar::CalendarQueue;
 pub use config::{check_count, check_set, Config, MAX_SLOTS};
-pub use error::Error;
+pub use error::{Error, Invalid};
 pub use idle_periods::IdlePeriodTrees;
 pub use index::{AvailabilityIndex, Cost, TimeFrame, COUNTING};
 pub use interval_skip_list::IntervalSkipList;
 pub use partitioned::Partitioned;
 pub use profile::{AugTreeProfile, BTreeProfile, RbTreeProfile, SortedListProfile};
 pub use range_set::RangeSet;
-pub use registry::Kind;
+pub use registry::{Kind, UnknownName};
 pub use segment_tree::SegmentTree;
 #[cfg(feature = "planted")]
 pub use shell::planted::Fault;

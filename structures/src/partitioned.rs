@@ -2,7 +2,7 @@
 //! contiguous range of ids, over any structure. A caller can query or allocate in one
 //! partition, or borrow by querying several at once.
 
-use crate::{check_count, check_set, AvailabilityIndex, Config, Error, Kind, RangeSet, Time};
+use crate::{check_count, check_set, AvailabilityIndex, Config, Error, Invalid, Kind, RangeSet, Time};
 
 struct Partition {
     name: String,
@@ -169,10 +169,11 @@ impl Partitioned {
     /// Validates every partition's index.
     ///
     /// # Errors
-    /// The first partition's message, prefixed with its name.
-    pub fn validate(&self) -> Result<(), String> {
+    /// The first broken partition's [`Invalid`], its message prefixed with the
+    /// partition's name.
+    pub fn validate(&self) -> Result<(), Invalid> {
         self.parts
             .iter()
-            .try_for_each(|p| p.index.validate().map_err(|e| format!("partition {}: {e}", p.name)))
+            .try_for_each(|p| p.index.validate().map_err(|e| e.within(format_args!("partition {}", p.name))))
     }
 }

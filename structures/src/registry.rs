@@ -12,7 +12,7 @@ use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use crate::shell::Engine;
 use crate::{
     AugTreeProfile, AvailabilityIndex, BTreeProfile, CalendarQueue, Config, Error, IdlePeriodTrees,
-    IntervalSkipList, RbTreeProfile, SegmentTree, Shell, SlottedArray, SortedListProfile,
+    IntervalSkipList, Invalid, RbTreeProfile, SegmentTree, Shell, SlottedArray, SortedListProfile,
 };
 
 /// One kind of structure. Its name (the command line's, run files' and reports') is the
@@ -162,9 +162,27 @@ fn build<E: Engine + 'static>(capacity: u32, config: Config) -> Result<Box<dyn A
     Ok(Box::new(Shell::<E>::new(capacity, config)?))
 }
 
-const PROFILE_READING: &str = "Its unit is profile entries and its worst case rbtree-availability-profile's (section IV: m for check, m² for earliest), so it is the paper's own measure.";
-
-const PROFILE_SOURCE: Source = Source { paper: "rbtree-availability-profile", section: Some("III") };
+/// The spec of an availability profile on engine `E`: every profile counts profile
+/// entries, reads its ratios against rbtree-availability-profile's worst case, comes
+/// from that paper, needs no horizon and scans no window slot by slot.
+const fn profile_spec<E: Engine + 'static>(
+    description: &'static str,
+    theory: Theory,
+    cap: Option<Cap>,
+) -> Spec {
+    Spec {
+        description,
+        build: build::<E>,
+        default_horizon_slots: None,
+        size_unit: "profile entries",
+        cost_unit: "profile entries",
+        cost_reading: "Its unit is profile entries and its worst case rbtree-availability-profile's (section IV: m for check, m² for earliest), so it is the paper's own measure.",
+        theory,
+        cap,
+        scans_window_slots: false,
+        source: Source { paper: "rbtree-availability-profile", section: Some("III") },
+    }
+}
 
 impl Kind {
     /// Every structure, in the order tables list them (the enum's).
@@ -177,45 +195,24 @@ impl Kind {
     /// This structure's facts.
     pub const fn spec(self) -> Spec {
         match self {
-            Kind::RbTree => Spec {
-                description: "the availability profile in a red-black tree threaded by a linked list",
-                build: build::<<RbTreeProfile as Built>::Engine>,
-                default_horizon_slots: None,
-                size_unit: "profile entries",
-                cost_unit: "profile entries",
-                cost_reading: PROFILE_READING,
-                theory: Theory::uniform("O(log n)", 0.0),
-                cap: None,
-                scans_window_slots: false,
-                source: PROFILE_SOURCE,
-            },
-            Kind::SortedList => Spec {
-                description: "the availability profile in a sorted list walked from its head (the O(n) baseline)",
-                build: build::<<SortedListProfile as Built>::Engine>,
-                default_horizon_slots: None,
-                size_unit: "profile entries",
-                cost_unit: "profile entries",
-                cost_reading: PROFILE_READING,
-                theory: Theory::uniform("O(n): walks from the head; updates shift a vector", 1.0),
-                cap: Some(Cap { entries: 100_000, why: "O(n²) to load" }),
-                scans_window_slots: false,
-                source: PROFILE_SOURCE,
-            },
-            Kind::BTree => Spec {
-                description: "the availability profile on std::collections::BTreeMap",
-                build: build::<<BTreeProfile as Built>::Engine>,
-                default_horizon_slots: None,
-                size_unit: "profile entries",
-                cost_unit: "profile entries",
-                cost_reading: PROFILE_READING,
-                theory: Theory {
+            Kind::RbTree => profile_spec::<<RbTreeProfile as Built>::Engine>(
+                "the availability profile in a red-black tree threaded by a linked list",
+                Theory::uniform("O(log n)", 0.0),
+                None,
+            ),
+            Kind::SortedList => profile_spec::<<SortedListProfile as Built>::Engine>(
+                "the availability profile in a sorted list walked from its head (the O(n) baseline)",
+                Theory::uniform("O(n): walks from the head; updates shift a vector", 1.0),
+                Some(Cap { entries: 100_000, why: "O(n²) to load" }),
+            ),
+            Kind::BTree => profile_spec::<<BTreeProfile as Built>::Engine>(
+                "the availability profile on std::collections::BTreeMap",
+                Theory {
                     counted_queries: Some(Bound { text: "O(n): the accounting counts the rank", exponent: 1.0 }),
                     ..Theory::uniform("O(log n)", 0.0)
                 },
-                cap: None,
-                scans_window_slots: false,
-                source: PROFILE_SOURCE,
-            },
+                None,
+            ),
             Kind::SlottedArray => Spec {
                 description: "an array of time slots over a rolling horizon, each with its free set and the reservations starting in it",
                 build: build::<<SlottedArray as Built>::Engine>,
@@ -283,22 +280,19 @@ impl Kind {
                 source: Source { paper: "rspb-priorities-benefit-functions", section: Some("3.4") },
             },
             Kind::AugTree => Spec {
-                description: "the availability profile in a red-black tree whose subtrees keep their runs between entries with too few free ids, at power-of-two thresholds, so earliest skips the runs too short to host n for the duration",
-                build: build::<<AugTreeProfile as Built>::Engine>,
-                default_horizon_slots: None,
-                size_unit: "profile entries",
-                cost_unit: "profile entries",
-                cost_reading: PROFILE_READING,
-                theory: Theory {
-                    earliest: Bound {
-                        text: "O((c + 1) log n + w): c candidates the runs at the largest power of two <= n cannot rule out, w entries intersected in their windows",
-                        exponent: 0.0,
-                    },
-                    ..Theory::uniform("O(log n)", 0.0)
-                },
-                cap: None,
-                scans_window_slots: false,
+                // The profile's units and reading, but its own source: the augmentation is not the paper's.
                 source: Source { paper: "rbtree-availability-profile, section III, with CLRS 14.2's augmentation", section: None },
+                ..profile_spec::<<AugTreeProfile as Built>::Engine>(
+                    "the availability profile in a red-black tree whose subtrees keep their runs between entries with too few free ids, at power-of-two thresholds, so earliest skips the runs too short to host n for the duration",
+                    Theory {
+                        earliest: Bound {
+                            text: "O((c + 1) log n + w): c candidates the runs at the largest power of two <= n cannot rule out, w entries intersected in their windows",
+                            exponent: 0.0,
+                        },
+                        ..Theory::uniform("O(log n)", 0.0)
+                    },
+                    None,
+                )
             },
         }
     }
@@ -320,6 +314,11 @@ impl Kind {
             (None, Some(slots)) => Config { horizon: Some(config.slot.saturating_mul(slots)), ..config },
             _ => config,
         }
+    }
+
+    /// The invariant `why` broken in this structure, for its `validate`.
+    pub(crate) fn invalid(self, why: impl Into<String>) -> Invalid {
+        Invalid::new(self.name(), why)
     }
 
     /// A new index of this kind with all resources free from time 0.
@@ -355,21 +354,40 @@ impl<'de> Deserialize<'de> for Kind {
 }
 
 impl FromStr for Kind {
-    type Err = String;
+    type Err = UnknownName;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         by_name(Kind::ALL, Kind::name, "structure", s)
     }
 }
 
+/// A name that no value of a closed set of named values has (a structure, an operation,
+/// a policy): what [`by_name`] refuses.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} {name:?}; known: {known}")]
+pub struct UnknownName {
+    /// What the set's values are: `structure`, `operation`, `policy`, ...
+    pub what: &'static str,
+    /// The name given.
+    pub name: String,
+    /// The known names, in the set's order, separated by `, `.
+    pub known: String,
+}
+
 /// The value of `all` whose `name` is `s`, for the `FromStr` of a closed set of named
 /// values (structures here, operations in the oracle).
 ///
 /// # Errors
-/// An unknown name, saying which `what` it is not and listing the known ones.
-pub fn by_name<T: Copy>(all: &[T], name: fn(T) -> &'static str, what: &str, s: &str) -> Result<T, String> {
+/// [`UnknownName`] for an unknown name, saying which `what` it is not and listing the
+/// known ones.
+pub fn by_name<T: Copy>(
+    all: &[T],
+    name: fn(T) -> &'static str,
+    what: &'static str,
+    s: &str,
+) -> Result<T, UnknownName> {
     all.iter().copied().find(|&v| name(v) == s).ok_or_else(|| {
         let names: Vec<&str> = all.iter().map(|&v| name(v)).collect();
-        format!("unknown {what} {s:?}; known: {}", names.join(", "))
+        UnknownName { what, name: s.to_owned(), known: names.join(", ") }
     })
 }

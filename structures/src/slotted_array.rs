@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use crate::shell::{changes, Basis, Engine, Shell, Step};
-use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame};
+use crate::{Cost, Error, Invalid, Kind, RangeSet, Time, TimeFrame};
 
 /// An array of time slots over a rolling horizon.
 pub type SlottedArray = Shell<Slots>;
@@ -262,21 +262,23 @@ impl Engine for Slots {
         self.slots.len() + self.slots.iter().map(|slot| slot.starts.len()).sum::<usize>()
     }
 
-    fn validate(&self, at: &Basis) -> Result<(), String> {
+    fn validate(&self, at: &Basis) -> Result<(), Invalid> {
         let expected = at.config.horizon.unwrap_or(0) / at.config.slot;
         if self.slots.len() as u64 != expected || !at.now.is_multiple_of(at.config.slot) {
-            return Err(format!(
+            return Err(Self::KIND.invalid(format!(
                 "{} slots from {}, expected {expected} from a slot start",
                 self.slots.len(),
                 at.now
-            ));
+            )));
         }
         let limit = at.limit;
         let mut running: Vec<&Reservation> = Vec::new();
         for (i, slot) in self.slots.iter().enumerate() {
             let t = at.slot_start(i);
             if slot.count != slot.free.count() || !slot.free.is_subset(&at.full) {
-                return Err(format!("slot {t}: count {} for free set {}", slot.count, slot.free));
+                return Err(
+                    Self::KIND.invalid(format!("slot {t}: count {} for free set {}", slot.count, slot.free))
+                );
             }
             if let Some(r) = slot.starts.iter().find(|r| {
                 r.end <= t
@@ -285,24 +287,25 @@ impl Engine for Slots {
                     || r.ids.is_empty()
                     || !r.ids.is_subset(&at.full)
             }) {
-                return Err(format!("slot {t}: bad reservation {r:?}"));
+                return Err(Self::KIND.invalid(format!("slot {t}: bad reservation {r:?}")));
             }
             if slot.starts.windows(2).any(|w| w[0].key() >= w[1].key()) {
-                return Err(format!("slot {t}: its reservations are not sorted by (end, lowest id)"));
+                return Err(Self::KIND
+                    .invalid(format!("slot {t}: its reservations are not sorted by (end, lowest id)")));
             }
             running.retain(|r| r.end > t);
             running.extend(&slot.starts);
             let busy = running.iter().fold(RangeSet::new(), |acc, r| acc.union(&r.ids));
             let held: u64 = running.iter().map(|r| r.ids.count()).sum();
             if held != busy.count() {
-                return Err(format!("slot {t}: reservations overlap"));
+                return Err(Self::KIND.invalid(format!("slot {t}: reservations overlap")));
             }
             if slot.free != at.full.subtract(&busy) {
-                return Err(format!(
+                return Err(Self::KIND.invalid(format!(
                     "slot {t}: free set {} but reservations leave {}",
                     slot.free,
                     at.full.subtract(&busy)
-                ));
+                )));
             }
         }
         Ok(())

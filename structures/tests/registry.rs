@@ -8,7 +8,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use structures::{Config, Kind};
+use structures::{Config, Kind, UnknownName};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -115,4 +115,14 @@ fn every_spec_is_complete_and_its_own() {
     names.sort_unstable();
     names.dedup();
     assert_eq!(names.len(), Kind::ALL.len(), "two structures share a name");
+}
+
+#[test]
+fn an_unknown_name_is_refused_with_the_known_ones() {
+    let e = "nope".parse::<Kind>().unwrap_err();
+    let known = Kind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ");
+    assert_eq!(e, UnknownName { what: "structure", name: "nope".into(), known: known.clone() });
+    assert_eq!(e.to_string(), format!("unknown structure \"nope\"; known: {known}"));
+    let e = serde_json::from_str::<Kind>("\"nope\"").unwrap_err();
+    assert!(e.to_string().starts_with("unknown structure \"nope\"; known: "), "{e}");
 }

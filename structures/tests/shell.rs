@@ -1,7 +1,7 @@
 //! The shell every structure shares: its argument checks come before any engine runs,
 //! in the same order for every structure, and a refusal changes nothing.
 
-use structures::{AvailabilityIndex, Config, Error, Kind, RangeSet};
+use structures::{AvailabilityIndex, Config, Error, Invalid, Kind, RangeSet};
 
 fn every_kind(config: Config) -> impl Iterator<Item = Box<dyn AvailabilityIndex>> {
     Kind::ALL.iter().copied().map(move |kind| {
@@ -103,4 +103,16 @@ fn a_horizon_may_reach_past_the_end_of_time() {
         assert!(frames.iter().all(|f| f.start >= now + 10), "{name}: {frames:?}");
         assert_eq!(index.check(now, now + 10, 1), Ok(None), "{name}");
     }
+}
+
+#[test]
+fn a_broken_invariant_names_its_structure_and_reads_as_where_and_why() {
+    for index in every_kind(Config { slot: 10, horizon: None }) {
+        assert_eq!(index.validate(), Ok(()), "{}", index.name());
+    }
+    let e = Invalid::new("list", "list keys out of order: 3 then 2");
+    assert_eq!(e.to_string(), "list keys out of order: 3 then 2");
+    let e = e.within(format_args!("partition {}", "a"));
+    assert_eq!(e, Invalid { structure: "list", why: "partition a: list keys out of order: 3 then 2".into() });
+    assert_eq!(e.to_string(), "partition a: list keys out of order: 3 then 2");
 }

@@ -1,10 +1,10 @@
 //! The slotted array: its configuration, the rolling horizon, and its cost accounting.
 
-use structures::{AvailabilityIndex, Config, Cost, Error, SlottedArray, TimeFrame, MAX_SLOTS};
+use structures::{AvailabilityIndex, Config, Cost, Error, RangeSet, SlottedArray, TimeFrame, MAX_SLOTS};
 
 mod support;
 
-use support::{horizon, ids};
+use support::{allocate_all, fail_over_a_run_of_equal_slots, horizon, ids};
 
 fn array(capacity: u32, slot: u64, slots: u64) -> SlottedArray {
     SlottedArray::new(capacity, horizon(slot, slots)).unwrap()
@@ -37,35 +37,25 @@ fn the_horizon_rolls_forward_with_advance() {
 #[test]
 fn releasing_part_of_a_reservation_cuts_it_and_stays_valid() {
     let mut a = array(4, 1, 20);
-    a.allocate(2, 12, &ids(0, 3)).unwrap();
-    a.release(5, 8, &ids(1, 2)).unwrap();
-    a.validate().unwrap();
-    a.release(2, 12, &ids(0, 1)).unwrap();
-    a.validate().unwrap();
+    allocate_all(&mut a, &[(2, 12, ids(0, 3))]);
+    release_all(&mut a, &[(5, 8, ids(1, 2)), (2, 12, ids(0, 1))]);
     let err = a.release(5, 8, &ids(1, 2)).unwrap_err();
     assert_eq!(err, Error::NotAllocated { start: 5, end: 8, free: ids(1, 2) });
-    a.release(2, 5, &ids(1, 3)).unwrap();
-    a.release(5, 12, &ids(2, 3)).unwrap();
-    a.release(8, 12, &ids(1, 2)).unwrap();
-    a.validate().unwrap();
+    release_all(&mut a, &[(2, 5, ids(1, 3)), (5, 12, ids(2, 3)), (8, 12, ids(1, 2))]);
     assert_eq!(a.free_frames(0, 20).unwrap(), vec![TimeFrame { start: 0, end: 20, free: ids(0, 4) }]);
 }
 
 #[test]
 fn a_release_finds_reservations_of_every_age() {
     let mut a = array(4, 1, 40);
-    a.allocate(0, 40, &ids(3, 4)).unwrap();
-    a.allocate(5, 15, &ids(0, 1)).unwrap();
-    a.allocate(9, 20, &ids(1, 2)).unwrap();
+    allocate_all(&mut a, &[(0, 40, ids(3, 4)), (5, 15, ids(0, 1)), (9, 20, ids(1, 2))]);
     // Ids 0, 1 and 3 are held by reservations starting at 5, 9 and 0: the walk back from
     // slot 10 must reach all three, and no further than slot 0.
-    a.release(10, 12, &ids(0, 2).union(&ids(3, 4))).unwrap();
-    a.validate().unwrap();
+    release_all(&mut a, &[(10, 12, ids(0, 2).union(&ids(3, 4)))]);
     assert_eq!(a.check(10, 12, 4), Ok(Some(ids(0, 4))));
     a.advance(7).unwrap();
     // What runs at the present moved to the first slot; the walk back ends there.
-    a.release(8, 9, &ids(0, 1).union(&ids(3, 4))).unwrap();
-    a.validate().unwrap();
+    release_all(&mut a, &[(8, 9, ids(0, 1).union(&ids(3, 4)))]);
     assert_eq!(
         a.free_frames(7, 20).unwrap(),
         vec![
@@ -76,6 +66,15 @@ fn a_release_finds_reservations_of_every_age() {
             TimeFrame { start: 15, end: 20, free: ids(0, 1) },
         ]
     );
+}
+
+/// Releases each `(start, end, ids)` of `released` in turn, validating after each: a cut
+/// reservation must leave the slots' reservation lists consistent.
+fn release_all(a: &mut SlottedArray, released: &[(u64, u64, RangeSet)]) {
+    for (start, end, set) in released {
+        a.release(*start, *end, set).unwrap();
+        a.validate().unwrap();
+    }
 }
 
 #[test]
@@ -97,15 +96,11 @@ fn costs_count_slots_against_the_papers_worst_case() {
 #[test]
 fn a_failed_candidate_passes_over_its_run_of_equal_slots() {
     let mut a = array(4, 1, 2_000);
-    a.allocate(0, 500, &ids(0, 2)).unwrap();
-    a.allocate(500, 510, &ids(2, 4)).unwrap();
-    // Every slot has two ids free, but no window of 600 from slots 0..500 keeps two.
-    let frame = a.earliest(0, 600, 2).unwrap().unwrap();
-    assert_eq!((frame.start, frame.end, frame.free), (500, 1_100, ids(0, 2)));
+    let cost = fail_over_a_run_of_equal_slots(&mut a);
     // Candidate 0 scans slots 0..=500 and fails; slots 1..500 equal slot 0, so they are
     // passed over once each instead of each scanning its window; candidate 500 scans
     // its 600 slots. Worst: the first window's 600 slots, then 1,400 later candidates of
     // 600 slots each.
-    assert_eq!(a.last_cost(), Some(Cost { search: 0, visited: 501 + 499 + 600, worst: 600 + 1_400 * 600 }));
+    assert_eq!(cost, Cost { search: 0, visited: 501 + 499 + 600, worst: 600 + 1_400 * 600 });
     a.validate().unwrap();
 }

@@ -3,6 +3,7 @@
 //! may reasonably need more, the flag that raises it.
 
 use std::io::{self, BufRead};
+use std::path::{Path, PathBuf};
 
 /// The most jobs a trace may hold (`--max-jobs`): the archive's largest logs hold a few
 /// hundred thousand, and a million jobs fit in well under 100 MB.
@@ -23,15 +24,38 @@ pub const MAX_LINE: usize = 64 * 1024;
 /// is about 60 MB.
 pub const MAX_FILE: u64 = 256 << 20;
 
+/// Why [`read_file`] could not read a file; every message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The file could not be read, or is not UTF-8. The message includes the cause, so
+    /// it is not also the error's `source`.
+    #[error("cannot read {}: {cause}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        cause: io::Error,
+    },
+    /// The file is larger than [`MAX_FILE`].
+    #[error("{}: {size} bytes, more than {MAX_FILE} (the file-size limit)", path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size, bytes.
+        size: u64,
+    },
+}
+
 /// Reads a whole (JSON) file of at most [`MAX_FILE`] bytes.
 ///
 /// # Errors
-/// When it cannot be read, is larger, or is not UTF-8; the message names the file.
-pub fn read_file(path: &std::path::Path) -> Result<String, String> {
-    let cannot = |e: io::Error| format!("cannot read {}: {e}", path.display());
+/// [`ReadError::Io`] when it cannot be read or is not UTF-8, [`ReadError::TooLarge`] when
+/// it is larger; the message names the file.
+pub fn read_file(path: &Path) -> Result<String, ReadError> {
+    let cannot = |cause: io::Error| ReadError::Io { path: path.to_owned(), cause };
     let size = std::fs::metadata(path).map_err(cannot)?.len();
     if size > MAX_FILE {
-        return Err(format!("{}: {size} bytes, more than {MAX_FILE} (the file-size limit)", path.display()));
+        return Err(ReadError::TooLarge { path: path.to_owned(), size });
     }
     std::fs::read_to_string(path).map_err(cannot)
 }

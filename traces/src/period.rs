@@ -4,6 +4,44 @@
 
 use crate::swf::Trace;
 
+/// Why a period could not be selected; every message names the date, the flags or the
+/// trace at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PeriodError {
+    /// A date not of the form `YYYY-MM-DD`, or not a real day.
+    #[error("{text:?} is not a date of the form YYYY-MM-DD")]
+    BadDate {
+        /// The date as given.
+        text: String,
+    },
+    /// The trace's header has no `UnixStartTime`, so no date can be placed in it.
+    #[error("{trace}: no UnixStartTime in the header, so dates cannot be placed")]
+    NoStartTime {
+        /// The trace's name.
+        trace: String,
+    },
+    /// The header's start and time zone put a date out of the range of submit times.
+    #[error("{trace}: the header's UnixStartTime {start} and TimeZone {zone} put {date} out of range")]
+    OutOfRange {
+        /// The trace's name.
+        trace: String,
+        /// The header's `UnixStartTime`.
+        start: u64,
+        /// The header's `TimeZone` (0 when absent).
+        zone: i64,
+        /// The date as given.
+        date: String,
+    },
+    /// `--since` is not before `--until`.
+    #[error("--since {since:?} is not before --until {until:?}")]
+    Empty {
+        /// The `--since` date.
+        since: Option<String>,
+        /// The `--until` date.
+        until: Option<String>,
+    },
+}
+
 /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
 fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     let y = if month <= 2 { year - 1 } else { year };
@@ -33,9 +71,10 @@ pub fn format_utc(seconds: u64) -> String {
 /// Parses `YYYY-MM-DD` into days since the epoch.
 ///
 /// # Errors
-/// A message naming the date when it is not of that form or not a real day.
-pub fn parse_date(text: &str) -> Result<i64, String> {
-    let bad = || format!("{text:?} is not a date of the form YYYY-MM-DD");
+/// [`PeriodError::BadDate`] naming the date when it is not of that form or not a real
+/// day.
+pub fn parse_date(text: &str) -> Result<i64, PeriodError> {
+    let bad = || PeriodError::BadDate { text: text.to_owned() };
     let parts: Vec<&str> = text.split('-').collect();
     let [y, m, d] = parts[..] else { return Err(bad()) };
     let (y, m, d): (i64, i64, i64) =
@@ -54,24 +93,25 @@ pub fn parse_date(text: &str) -> Result<i64, String> {
 /// returns how the selection reads in reports.
 ///
 /// # Errors
-/// A bad date, a period that ends before it starts, or a trace without `UnixStartTime`.
-pub fn select(trace: &mut Trace, since: Option<&str>, until: Option<&str>) -> Result<Option<String>, String> {
+/// [`PeriodError::BadDate`], [`PeriodError::Empty`] for a period that ends before it
+/// starts, [`PeriodError::NoStartTime`] for a trace without `UnixStartTime`, or
+/// [`PeriodError::OutOfRange`] for a date the header puts out of range.
+pub fn select(
+    trace: &mut Trace,
+    since: Option<&str>,
+    until: Option<&str>,
+) -> Result<Option<String>, PeriodError> {
     if since.is_none() && until.is_none() {
         return Ok(None);
     }
-    let start = trace.header.unix_start.ok_or_else(|| {
-        format!("{}: no UnixStartTime in the header, so dates cannot be placed", trace.name)
-    })?;
+    let start =
+        trace.header.unix_start.ok_or_else(|| PeriodError::NoStartTime { trace: trace.name.clone() })?;
     let zone = trace.header.time_zone.unwrap_or(0);
     // The submit time (seconds from the log's start) at local midnight of a date.
     // Checked: the header's values are input, and must not wrap into a wrong period.
-    let offset = |date: &str| -> Result<i64, String> {
-        let overflow = || {
-            format!(
-                "{}: the header's UnixStartTime {start} and TimeZone {zone} put {date} out of range",
-                trace.name
-            )
-        };
+    let offset = |date: &str| -> Result<i64, PeriodError> {
+        let overflow =
+            || PeriodError::OutOfRange { trace: trace.name.clone(), start, zone, date: date.to_owned() };
         let start = i64::try_from(start).map_err(|_| overflow())?;
         parse_date(date)?
             .checked_mul(86_400)
@@ -82,7 +122,7 @@ pub fn select(trace: &mut Trace, since: Option<&str>, until: Option<&str>) -> Re
     let from = since.map(offset).transpose()?.unwrap_or(i64::MIN);
     let to = until.map(offset).transpose()?.unwrap_or(i64::MAX);
     if from >= to {
-        return Err(format!("--since {since:?} is not before --until {until:?}"));
+        return Err(PeriodError::Empty { since: since.map(str::to_owned), until: until.map(str::to_owned) });
     }
     trace.jobs.retain(|job| (from..to).contains(&job.submit));
     let zone_name = if trace.header.time_zone.is_some() { "the log's local time" } else { "UTC" };

@@ -78,7 +78,7 @@ pub enum SwfError {
         /// 1-based line number.
         line: usize,
         /// What is wrong, naming the field where there is one.
-        reason: String,
+        reason: LineError,
     },
     /// More jobs than [`ReadLimits::max_jobs`].
     #[error("{file}:{line}: more than {limit} jobs (the job limit; raise it with --max-jobs, or read fewer with --limit)")]
@@ -102,6 +102,39 @@ pub enum SwfError {
         /// The line that repeats it.
         line: usize,
     },
+}
+
+/// What is wrong with a malformed line ([`SwfError::Malformed`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    /// Longer than [`MAX_LINE`].
+    #[error("line longer than {MAX_LINE} bytes (the line limit)")]
+    TooLong,
+    /// Not UTF-8.
+    #[error("not UTF-8 text")]
+    NotUtf8,
+    /// One header line more than [`limits::MAX_HEADER_LINES`].
+    #[error("more than {} header lines (the header limit)", limits::MAX_HEADER_LINES)]
+    TooManyHeaderLines,
+    /// A job line without exactly the 18 [`FIELDS`].
+    #[error("expected {} fields, found {found}", FIELDS.len())]
+    FieldCount {
+        /// The number of fields on the line.
+        found: usize,
+    },
+    /// A field that is not a number.
+    #[error("field {field} ({name}) is not a number: {quoted}")]
+    NotANumber {
+        /// The field's 1-based number.
+        field: usize,
+        /// Its name in [`FIELDS`].
+        name: &'static str,
+        /// Its text, quoted and cut ([`limits::quote`]).
+        quoted: String,
+    },
+    /// A repeated job number to renumber, with every number past the largest taken.
+    #[error("no job number is left to renumber this job with")]
+    NoNumberLeft,
 }
 
 /// The header fields a replay needs, and every header line as written.
@@ -213,12 +246,13 @@ fn parse(mut input: impl BufRead, name: &str, limits: ReadLimits) -> Result<Trac
             limits::read_line_or_stop(&mut input, &mut buf, MAX_LINE)
         }
         .map_err(|source| SwfError::Io { file: name.to_owned(), source })?;
-        let malformed = |reason: String| SwfError::Malformed { file: name.to_owned(), line: number, reason };
+        let malformed =
+            |reason: LineError| SwfError::Malformed { file: name.to_owned(), line: number, reason };
         let result = match line {
             Line::End => break,
-            Line::TooLong => Err(malformed(format!("line longer than {MAX_LINE} bytes (the line limit)"))),
+            Line::TooLong => Err(malformed(LineError::TooLong)),
             Line::Text => match std::str::from_utf8(&buf) {
-                Err(_) => Err(malformed("not UTF-8 text".into())),
+                Err(_) => Err(malformed(LineError::NotUtf8)),
                 Ok(text) => {
                     let jobs = trace.jobs.len();
                     let result = parse_line(text.trim(), number, &mut trace.header, &mut trace.jobs);
@@ -271,7 +305,7 @@ pub fn check_ids(trace: &mut Trace, renumber: bool) -> Result<usize, SwfError> {
             next = next.checked_add(1).ok_or_else(|| SwfError::Malformed {
                 file: trace.name.clone(),
                 line: job.line,
-                reason: "no job number is left to renumber this job with".into(),
+                reason: LineError::NoNumberLeft,
             })?;
             job.id = next;
             renumbered += 1;
@@ -281,14 +315,14 @@ pub fn check_ids(trace: &mut Trace, renumber: bool) -> Result<usize, SwfError> {
     Ok(renumbered)
 }
 
-fn parse_line(text: &str, line: usize, header: &mut Header, jobs: &mut Vec<Job>) -> Result<(), String> {
+fn parse_line(text: &str, line: usize, header: &mut Header, jobs: &mut Vec<Job>) -> Result<(), LineError> {
     if text.is_empty() {
         return Ok(());
     }
     if let Some(comment) = text.strip_prefix(';') {
         // Header lines are all kept, so they are bounded too.
         if header.lines.len() >= limits::MAX_HEADER_LINES {
-            return Err(format!("more than {} header lines (the header limit)", limits::MAX_HEADER_LINES));
+            return Err(LineError::TooManyHeaderLines);
         }
         let comment = comment.trim();
         if let Some((key, value)) = comment.split_once(':') {
@@ -308,12 +342,14 @@ fn parse_line(text: &str, line: usize, header: &mut Header, jobs: &mut Vec<Job>)
     }
     let fields: Vec<&str> = text.split_whitespace().collect();
     if fields.len() != FIELDS.len() {
-        return Err(format!("expected {} fields, found {}", FIELDS.len(), fields.len()));
+        return Err(LineError::FieldCount { found: fields.len() });
     }
     let mut values = [0i64; 18];
     for (i, raw) in fields.iter().enumerate() {
-        values[i] = number(raw).ok_or_else(|| {
-            format!("field {} ({}) is not a number: {}", i + 1, FIELDS[i], limits::quote(raw))
+        values[i] = number(raw).ok_or_else(|| LineError::NotANumber {
+            field: i + 1,
+            name: FIELDS[i],
+            quoted: limits::quote(raw),
         })?;
     }
     jobs.push(Job {

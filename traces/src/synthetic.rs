@@ -14,6 +14,41 @@ use crate::workload::{Request, Workload};
 /// `u64::MAX`, so that no window arithmetic can overflow.
 pub const LATEST: Time = 1 << 60;
 
+/// Why a synthetic workload cannot be made; every message names the parameter at fault.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+pub enum SyntheticError {
+    /// Job sizes that do not fit the machine (or an empty machine or size range).
+    #[error("sizes 1-{max_size} do not fit a machine of {capacity}")]
+    Sizes {
+        /// [`Synthetic::max_size`].
+        max_size: u32,
+        /// [`Synthetic::capacity`].
+        capacity: u32,
+    },
+    /// Requested times that are not a range of positive times.
+    #[error("times {min_time}-{max_time} s are not a range of positive times")]
+    Times {
+        /// [`Synthetic::min_time`].
+        min_time: Time,
+        /// [`Synthetic::max_time`].
+        max_time: Time,
+    },
+    /// A mean gap that is negative or not a number.
+    #[error("mean gap {mean_gap} s is not a non-negative number")]
+    MeanGap {
+        /// [`Synthetic::mean_gap`].
+        mean_gap: f64,
+    },
+    /// A job that would end past [`LATEST`].
+    #[error(
+        "job {job} would end past {LATEST} s (the time limit); choose a smaller --mean-gap or --max-time"
+    )]
+    PastLatest {
+        /// The job's id (1-based).
+        job: usize,
+    },
+}
+
 /// A synthetic workload's parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -46,19 +81,17 @@ impl Synthetic {
     /// Checks the parameters.
     ///
     /// # Errors
-    /// A message naming the bad parameter.
-    pub fn validate(&self) -> Result<(), String> {
+    /// [`SyntheticError::Sizes`], [`SyntheticError::Times`] or
+    /// [`SyntheticError::MeanGap`], naming the bad parameter.
+    pub fn validate(&self) -> Result<(), SyntheticError> {
         if self.capacity == 0 || self.max_size == 0 || self.max_size > self.capacity {
-            return Err(format!("sizes 1-{} do not fit a machine of {}", self.max_size, self.capacity));
+            return Err(SyntheticError::Sizes { max_size: self.max_size, capacity: self.capacity });
         }
         if self.min_time == 0 || self.min_time > self.max_time {
-            return Err(format!(
-                "times {}-{} s are not a range of positive times",
-                self.min_time, self.max_time
-            ));
+            return Err(SyntheticError::Times { min_time: self.min_time, max_time: self.max_time });
         }
         if !(self.mean_gap.is_finite() && self.mean_gap >= 0.0) {
-            return Err(format!("mean gap {} s is not a non-negative number", self.mean_gap));
+            return Err(SyntheticError::MeanGap { mean_gap: self.mean_gap });
         }
         Ok(())
     }
@@ -67,8 +100,9 @@ impl Synthetic {
     /// `1..=requested`, so most jobs end early as in real traces.
     ///
     /// # Errors
-    /// As [`Synthetic::validate`].
-    pub fn workload(&self) -> Result<Workload, String> {
+    /// As [`Synthetic::validate`], and [`SyntheticError::PastLatest`] for a job that
+    /// would end past [`LATEST`].
+    pub fn workload(&self) -> Result<Workload, SyntheticError> {
         self.validate()?;
         let mut rng = StdRng::seed_from_u64(self.seed);
         let mut clock = 0.0_f64;
@@ -79,10 +113,7 @@ impl Synthetic {
             // Times past the limit would saturate (`as` casts) and end windows at the end
             // of time: refuse them rather than replay a wrong schedule.
             if clock + duration as f64 >= LATEST as f64 {
-                return Err(format!(
-                    "job {} would end past {LATEST} s (the time limit); choose a smaller --mean-gap or --max-time",
-                    k + 1
-                ));
+                return Err(SyntheticError::PastLatest { job: k + 1 });
             }
             requests.push(Request {
                 id: k as i64 + 1,

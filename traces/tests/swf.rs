@@ -4,7 +4,7 @@ use std::io::Write;
 
 use flate2::write::GzEncoder;
 use flate2::Compression;
-use traces::swf::{self, SwfError};
+use traces::swf::{self, LineError, SwfError};
 use traces::{BUNDLED_NAME, BUNDLED_TRACE};
 
 const GOOD: &str = "; MaxProcs: 16\n; MaxNodes: 8\n1 0 5 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n2 10 0 50 2 1.5 -1 -1 60 -1 1 1 1 -1 1 -1 -1 -1\n";
@@ -36,6 +36,8 @@ fn a_malformed_field_names_file_line_and_field() {
     let text = GOOD.replace("2 10 0 50", "2 10 0 fifty");
     let err = swf::read_bytes(text.as_bytes(), "t.swf", false).unwrap_err();
     assert_eq!(err.to_string(), "t.swf:4: field 4 (run time) is not a number: \"fifty\"");
+    let SwfError::Malformed { line: 4, reason, .. } = err else { panic!("{err:?}") };
+    assert_eq!(reason, LineError::NotANumber { field: 4, name: "run time", quoted: "\"fifty\"".into() });
 }
 
 #[test]
@@ -43,6 +45,7 @@ fn a_short_line_names_the_field_count() {
     let text = format!("{GOOD}3 20 0\n");
     let err = swf::read_bytes(text.as_bytes(), "t.swf", false).unwrap_err();
     assert_eq!(err.to_string(), "t.swf:5: expected 18 fields, found 3");
+    assert!(matches!(err, SwfError::Malformed { reason: LineError::FieldCount { found: 3 }, .. }));
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Seeded synthetic workloads (`src/synthetic.rs`).
 
-use traces::synthetic::Synthetic;
+use traces::synthetic::{Synthetic, SyntheticError};
 
 fn params() -> Synthetic {
     Synthetic {
@@ -38,9 +38,20 @@ fn jobs_follow_the_parameters() {
 #[test]
 fn bad_parameters_are_named() {
     let wide = Synthetic { max_size: 65, ..params() };
-    assert_eq!(wide.workload().unwrap_err(), "sizes 1-65 do not fit a machine of 64");
+    assert_eq!(wide.workload().unwrap_err().to_string(), "sizes 1-65 do not fit a machine of 64");
     let empty = Synthetic { min_time: 0, ..params() };
-    assert!(empty.workload().unwrap_err().contains("times 0-7200"));
+    assert!(empty.workload().unwrap_err().to_string().contains("times 0-7200"));
     let gap = Synthetic { mean_gap: f64::NAN, ..params() };
-    assert!(gap.workload().unwrap_err().contains("mean gap"));
+    assert!(gap.workload().unwrap_err().to_string().contains("mean gap"));
+    assert_eq!(empty.workload().unwrap_err(), SyntheticError::Times { min_time: 0, max_time: 7_200 });
+    assert_eq!(empty.workload().unwrap_err().to_string(), "times 0-7200 s are not a range of positive times");
+    let late = Synthetic { jobs: 2, mean_gap: 1e30, ..params() };
+    assert_eq!(late.workload().unwrap_err(), SyntheticError::PastLatest { job: 1 });
+    assert_eq!(
+        late.workload().unwrap_err().to_string(),
+        format!(
+            "job 1 would end past {} s (the time limit); choose a smaller --mean-gap or --max-time",
+            1u64 << 60
+        )
+    );
 }

@@ -211,19 +211,35 @@ impl Ghost {
         now: Time,
     ) -> Result<(), Violation> {
         if let Some(s) = server {
-            s.manager.validate().map_err(|detail| Violation { invariant: "I0", detail, txn: None })?;
-            for (id, c) in s.manager.calendar().claims() {
-                if let ClaimState::Held { deadline, .. } = c.state {
-                    if deadline < now {
-                        return broken(
-                            "I5",
-                            None,
-                            format!("manager {m}: hold {id} outlived its deadline {deadline} (now {now})"),
-                        );
-                    }
+            Self::check_calendar(m, s, now)?;
+        }
+        self.check_decisions(m, batch)?;
+        let by_txn = self.locks_by_txn(m, durable)?;
+        self.check_committed(m, server, durable, &by_txn, now)?;
+        self.check_acked(m, server, durable, now)?;
+        self.check_voted(m, durable, &by_txn)
+    }
+
+    /// A running manager's calendar passes its own check (I0, I1, I6) and holds no hold
+    /// past its deadline (I5).
+    fn check_calendar(m: NodeId, s: &Server, now: Time) -> Result<(), Violation> {
+        s.manager.validate().map_err(|e| Violation { invariant: "I0", detail: e.to_string(), txn: None })?;
+        for (id, c) in s.manager.calendar().claims() {
+            if let ClaimState::Held { deadline, .. } = c.state {
+                if deadline < now {
+                    return broken(
+                        "I5",
+                        None,
+                        format!("manager {m}: hold {id} outlived its deadline {deadline} (now {now})"),
+                    );
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The decision records of `batch` equal what was announced (I4).
+    fn check_decisions(&self, m: NodeId, batch: &[Record]) -> Result<(), Violation> {
         for record in batch {
             if let Record::Decision(d) = record {
                 if self.decision.get(&d.txn).is_some_and(|&c| c != d.commit) {
@@ -235,7 +251,16 @@ impl Ghost {
                 }
             }
         }
-        // Locks by transaction, from the store.
+        Ok(())
+    }
+
+    /// The store's locks by transaction: their ids counted and their window; a lock
+    /// without a commit decision is broken (I3).
+    fn locks_by_txn(
+        &self,
+        m: NodeId,
+        durable: &Durable,
+    ) -> Result<BTreeMap<TxnId, (u64, Time, Time)>, Violation> {
         let mut by_txn: BTreeMap<TxnId, (u64, Time, Time)> = BTreeMap::new();
         for lock in durable.locks.values() {
             if let Some(txn) = lock.txn {
@@ -243,14 +268,27 @@ impl Ghost {
                 e.0 += lock.ids.count();
                 if self.decision.get(&txn) != Some(&true) {
                     let said = if self.decision.contains_key(&txn) { "aborted" } else { "undecided" };
-                    return broken(
+                    broken(
                         "I3",
                         Some(txn),
                         format!("manager {m} holds lock {} for {said} {txn}", lock.claim),
-                    );
+                    )?;
                 }
             }
         }
+        Ok(by_txn)
+    }
+
+    /// Every transaction committed with a part here, its window still ahead, is durably
+    /// prepared or locked here, and a running manager keeps all its ids (I2).
+    fn check_committed(
+        &mut self,
+        m: NodeId,
+        server: Option<&Server>,
+        durable: &Durable,
+        by_txn: &BTreeMap<TxnId, (u64, Time, Time)>,
+        now: Time,
+    ) -> Result<(), Violation> {
         // The ids a running manager keeps prepared or locked per transaction.
         let mut live: BTreeMap<TxnId, u64> = BTreeMap::new();
         if let Some(s) = server.filter(|_| self.committed_at.get(&m).is_some_and(|t| !t.is_empty())) {
@@ -260,68 +298,86 @@ impl Ghost {
                 }
             }
         }
-        if let Some(txns) = self.committed_at.get_mut(&m) {
-            let mut past = Vec::new();
-            for txn in txns.iter() {
-                let Some((parts, start, end)) = self.parts.get(txn) else { continue };
-                if *end <= now {
-                    past.push(*txn);
-                    continue;
-                }
-                let n = parts.iter().find(|p| p.manager == m).map_or(0, |p| u64::from(p.n));
-                let prepared = durable.prepared.get(txn).is_some_and(|p| (p.start, p.end) == (*start, *end));
-                let locked =
-                    by_txn.get(txn).is_some_and(|&(count, s, e)| count == n && (s, e) == (*start, *end));
-                if server.is_some() && live.get(txn) != Some(&n) {
-                    return broken(
-                        "I2",
-                        Some(*txn),
-                        format!(
-                            "{txn} committed but manager {m} keeps {} of its {n} ids prepared or locked",
-                            live.get(txn).unwrap_or(&0)
-                        ),
-                    );
-                }
-                if !(prepared || locked) {
-                    return broken("I2", Some(*txn), format!("{txn} committed but manager {m} has neither its prepare nor {n} locks over [{start}, {end})"));
-                }
+        let Some(txns) = self.committed_at.get_mut(&m) else { return Ok(()) };
+        let mut past = Vec::new();
+        for txn in txns.iter() {
+            let Some((parts, start, end)) = self.parts.get(txn) else { continue };
+            if *end <= now {
+                past.push(*txn);
+                continue;
             }
-            for txn in past {
-                txns.remove(&txn);
+            let n = parts.iter().find(|p| p.manager == m).map_or(0, |p| u64::from(p.n));
+            let prepared = durable.prepared.get(txn).is_some_and(|p| (p.start, p.end) == (*start, *end));
+            let locked = by_txn.get(txn).is_some_and(|&(count, s, e)| count == n && (s, e) == (*start, *end));
+            if server.is_some() && live.get(txn) != Some(&n) {
+                return broken(
+                    "I2",
+                    Some(*txn),
+                    format!(
+                        "{txn} committed but manager {m} keeps {} of its {n} ids prepared or locked",
+                        live.get(txn).unwrap_or(&0)
+                    ),
+                );
+            }
+            if !(prepared || locked) {
+                return broken("I2", Some(*txn), format!("{txn} committed but manager {m} has neither its prepare nor {n} locks over [{start}, {end})"));
             }
         }
-        if let Some(acked) = self.acked.get_mut(&m) {
-            acked.retain(|_, a| a.end > now);
-            for claim in acked.keys() {
-                let durable_ok = durable.locks.contains_key(claim);
-                let live_ok = server.is_none_or(|s| {
-                    s.manager
-                        .calendar()
-                        .claims()
-                        .get(claim)
-                        .is_some_and(|c| matches!(c.state, ClaimState::Locked { .. }))
-                });
-                if !durable_ok || !live_ok {
-                    return broken("I7", None, format!("manager {m} lost confirmed lock {claim}"));
-                }
+        for txn in past {
+            txns.remove(&txn);
+        }
+        Ok(())
+    }
+
+    /// No lock this manager confirmed, its window still ahead, is lost from its store or
+    /// its running calendar (I7).
+    fn check_acked(
+        &mut self,
+        m: NodeId,
+        server: Option<&Server>,
+        durable: &Durable,
+        now: Time,
+    ) -> Result<(), Violation> {
+        let Some(acked) = self.acked.get_mut(&m) else { return Ok(()) };
+        acked.retain(|_, a| a.end > now);
+        for claim in acked.keys() {
+            let durable_ok = durable.locks.contains_key(claim);
+            let live_ok = server.is_none_or(|s| {
+                s.manager
+                    .calendar()
+                    .claims()
+                    .get(claim)
+                    .is_some_and(|c| matches!(c.state, ClaimState::Locked { .. }))
+            });
+            if !durable_ok || !live_ok {
+                return broken("I7", None, format!("manager {m} lost confirmed lock {claim}"));
             }
         }
-        if let Some(voted) = self.voted.get_mut(&m) {
-            let mut done = Vec::new();
-            for txn in voted.iter() {
-                if by_txn.contains_key(txn) || self.resolved.contains(&(m, *txn)) {
-                    done.push(*txn);
-                } else if !durable.prepared.contains_key(txn) {
-                    return broken(
-                        "I8",
-                        Some(*txn),
-                        format!("manager {m} voted Yes for {txn} but kept no prepare record"),
-                    );
-                }
+        Ok(())
+    }
+
+    /// Every Yes vote stays durable as a prepare record until it is resolved (I8).
+    fn check_voted(
+        &mut self,
+        m: NodeId,
+        durable: &Durable,
+        by_txn: &BTreeMap<TxnId, (u64, Time, Time)>,
+    ) -> Result<(), Violation> {
+        let Some(voted) = self.voted.get_mut(&m) else { return Ok(()) };
+        let mut done = Vec::new();
+        for txn in voted.iter() {
+            if by_txn.contains_key(txn) || self.resolved.contains(&(m, *txn)) {
+                done.push(*txn);
+            } else if !durable.prepared.contains_key(txn) {
+                return broken(
+                    "I8",
+                    Some(*txn),
+                    format!("manager {m} voted Yes for {txn} but kept no prepare record"),
+                );
             }
-            for txn in done {
-                voted.remove(&txn);
-            }
+        }
+        for txn in done {
+            voted.remove(&txn);
         }
         Ok(())
     }

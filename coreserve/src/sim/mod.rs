@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
-use structures::Kind;
+use structures::{Kind, UnknownName};
 
 use super::Plant;
 pub use check::Violation;
@@ -109,10 +109,10 @@ impl fmt::Display for Faults {
 }
 
 impl FromStr for Faults {
-    type Err = String;
+    type Err = UnknownName;
 
     /// `all`, `none`, or a comma-separated list of kinds.
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
         match s {
             "all" => Ok(Faults::ALL),
             "none" => Ok(Faults::NONE),
@@ -132,6 +132,33 @@ pub mod limits {
     pub const MAX_CLIENTS: u32 = 10_000;
     /// The most steps per seed.
     pub const MAX_STEPS: u64 = 10_000_000;
+}
+
+/// A simulation's size out of its limits, naming it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// A range of managers or clients that is empty or outside its limits.
+    #[error("{what} {lo}..={hi} must lie within {min}..={max} with the low end first")]
+    Range {
+        /// `managers` or `clients`.
+        what: &'static str,
+        /// The range's low end.
+        lo: u32,
+        /// Its high end.
+        hi: u32,
+        /// The least allowed.
+        min: u32,
+        /// The most allowed ([`limits`]).
+        max: u32,
+    },
+    /// No steps, or more than [`limits::MAX_STEPS`].
+    #[error("steps {steps} must be 1..={max}")]
+    Steps {
+        /// The steps asked for.
+        steps: u64,
+        /// The most allowed.
+        max: u64,
+    },
 }
 
 /// What to simulate. Sizes are drawn per RNG seed from the ranges given.
@@ -175,11 +202,11 @@ impl SimConfig {
     /// Checks the sizes.
     ///
     /// # Errors
-    /// A message naming the size out of its limit.
-    pub fn check(&self) -> Result<(), String> {
-        let range = |what: &str, (lo, hi): (u32, u32), min: u32, max: u32| {
+    /// A [`ConfigError`] naming the size out of its limit.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        let range = |what: &'static str, (lo, hi): (u32, u32), min: u32, max: u32| {
             if lo < min || hi > max || lo > hi {
-                Err(format!("{what} {lo}..={hi} must lie within {min}..={max} with the low end first"))
+                Err(ConfigError::Range { what, lo, hi, min, max })
             } else {
                 Ok(())
             }
@@ -187,7 +214,7 @@ impl SimConfig {
         range("managers", self.managers, 1, limits::MAX_MANAGERS)?;
         range("clients", self.clients, 1, limits::MAX_CLIENTS)?;
         if self.steps == 0 || self.steps > limits::MAX_STEPS {
-            return Err(format!("steps {} must be 1..={}", self.steps, limits::MAX_STEPS));
+            return Err(ConfigError::Steps { steps: self.steps, max: limits::MAX_STEPS });
         }
         Ok(())
     }

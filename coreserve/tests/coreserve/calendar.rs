@@ -196,7 +196,10 @@ fn validate_names_what_the_layer_and_index_disagree_on() {
         let claim = Claim { holder: A, prio: prio(A), ids: ids(&[0]), start: 0, end: 5, state: held };
         cal.restore(stray, claim.clone()).unwrap();
         let err = cal.validate();
-        assert!(err.as_ref().is_err_and(|e| e.contains("held claim c0.7 has no deadline entry")), "{err:?}");
+        assert!(
+            err.as_ref().is_err_and(|e| e.to_string().contains("held claim c0.7 has no deadline entry")),
+            "{err:?}"
+        );
         // Restoring a second claim on the same cells is refused by the index.
         let locked = Claim { state: ClaimState::Locked { txn: None }, ..claim };
         let twice = cal.restore(ClaimId { epoch: 0, seq: 8 }, locked);

@@ -2,20 +2,27 @@
 //! hand-worked cases follow the design note's §6 (docs/coreserve-design.md); every
 //! calendar case runs on every registered structure.
 
+mod access;
 mod calendar;
 mod client;
 mod coordinator;
+mod durable;
+mod error;
 mod manager;
+mod node;
 mod polling;
+mod proto;
 mod sim;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 
 use coreserve::access::{Access, AccessRule};
-use coreserve::durable::{Output, Record};
+use coreserve::coordinator::CoordinatorConfig;
+use coreserve::durable::{Input, Output, Record};
 use coreserve::manager::ManagerConfig;
+use coreserve::node::Server;
 use coreserve::proto::{ClientId, Envelope, Msg, NodeId, Priority};
-use structures::{Config, Kind, RangeSet};
+use structures::{Config, Kind, RangeSet, Time};
 
 /// The first manager's node.
 const M1: NodeId = 0;
@@ -78,4 +85,30 @@ fn persisted(out: &[Output]) -> Vec<Record> {
 /// An envelope from `from` to `to`.
 fn env(from: NodeId, to: NodeId, msg: Msg) -> Envelope {
     Envelope { from, to, msg }
+}
+
+/// The common coordinator: votes time out after 10, resends every 4.
+const COORDINATOR: CoordinatorConfig = CoordinatorConfig { vote_timeout: 10, resend: 4, plant: None };
+
+/// Steps server node `me` with `input` at `now`, then every message it sends itself, as
+/// a runtime does: the batches it made durable and the messages for other nodes, in
+/// order.
+fn route(node: &mut Server, me: NodeId, now: Time, input: Input) -> (Vec<Vec<Record>>, Vec<(NodeId, Msg)>) {
+    let (mut batches, mut away) = (Vec::new(), Vec::new());
+    let mut queue = VecDeque::from([input]);
+    while let Some(input) = queue.pop_front() {
+        let out = node.handle(now, input);
+        let batch = persisted(&out);
+        if !batch.is_empty() {
+            batches.push(batch);
+        }
+        for (to, msg) in sent(&out) {
+            if to == me {
+                queue.push_back(Input::Msg(env(me, me, msg)));
+            } else {
+                away.push((to, msg));
+            }
+        }
+    }
+    (batches, away)
 }

@@ -1,5 +1,9 @@
 //! The simulator (design note §6.6): many seeds with every fault and no violation, the
-//! same seed giving the same run, and every planted bug caught and shrunk.
+//! same seed giving the same run, and every planted bug caught and shrunk. Its checker
+//! and its world have modules of their own.
+
+mod check;
+mod world;
 
 use coreserve::sim::{run, shrink, Faults, SimConfig};
 use coreserve::Plant;
@@ -94,6 +98,6 @@ fn sizes_out_of_their_limits_are_refused() {
     for config in bad {
         assert!(config.check().is_err(), "{config:?}");
     }
-    assert!("loss,bogus".parse::<Faults>().unwrap_err().contains("unknown fault \"bogus\""));
+    assert!("loss,bogus".parse::<Faults>().unwrap_err().to_string().contains("unknown fault \"bogus\""));
     assert_eq!("loss,torn-step".parse::<Faults>().unwrap().to_string(), "loss,torn-step");
 }

@@ -29,6 +29,6 @@ fn the_child_is_timed_beside_every_built_in_structure_and_the_no_op_adapter() {
 fn a_structure_that_cannot_take_a_configuration_says_why() {
     let mut stream = random(10, 10, 1);
     stream.cases[0].scenario.config = structures::Config { slot: 1, horizon: Some(1 << 30) };
-    let err = time_builtin(Kind::SlottedArray, &stream.cases).unwrap_err();
+    let err = time_builtin(Kind::SlottedArray, &stream.cases).unwrap_err().to_string();
     assert!(err.contains("slots are more than"), "{err}");
 }

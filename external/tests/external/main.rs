@@ -7,6 +7,7 @@ mod boundary;
 mod child;
 mod class;
 mod index;
+mod ops_stream;
 mod protocol;
 mod record;
 mod shrink;

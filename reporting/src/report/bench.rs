@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use crate::error::{Error, Result};
 
 use super::doc::{self, Block};
 use super::plots::{self, Series};
@@ -357,12 +357,14 @@ fn accounting_table(file: &BenchFile, names: &[String]) -> Option<Block> {
 /// given a README, rewrites its summary between [`README_BEGIN`] and [`README_END`].
 ///
 /// # Errors
-/// No files, a file or plot that cannot be written, or a README without the markers.
+/// [`Error::NoBenchFiles`] without files; [`Error::CreateDir`], [`Error::Write`] or
+/// [`Error::Plot`] when a file or plot cannot be written; as [`rewrite_readme`] for the
+/// README.
 pub fn render(files: &[BenchFile], out: &Path, command: &str, readme: Option<&Path>) -> Result<PathBuf> {
     let Some(latest) = files.iter().max_by(|a, b| a.recorded.cmp(&b.recorded)) else {
-        bail!("no benchmark files")
+        return Err(Error::NoBenchFiles);
     };
-    fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    fs::create_dir_all(out).map_err(|cause| Error::CreateDir { path: out.to_owned(), cause })?;
     // The structures' results; the resource sets' have a section of their own.
     let counted: Vec<&BenchResult> =
         latest.results.iter().filter(|r| r.counted && groups().any(|g| g == r.operation)).collect();
@@ -445,15 +447,16 @@ pub fn render(files: &[BenchFile], out: &Path, command: &str, readme: Option<&Pa
 /// Replaces what lies between the markers in `readme` with `text`.
 ///
 /// # Errors
-/// When the README cannot be read or written, or lacks the markers.
+/// [`Error::Read`] or [`Error::Write`] when the README cannot be read or written,
+/// [`Error::NoMarkers`] or [`Error::MarkersOutOfOrder`] when it lacks the markers.
 pub fn rewrite_readme(readme: &Path, text: &str) -> Result<()> {
-    let old = fs::read_to_string(readme).with_context(|| format!("cannot read {}", readme.display()))?;
+    let old = fs::read_to_string(readme).map_err(|cause| Error::Read { path: readme.to_owned(), cause })?;
     let (Some(begin), Some(end)) = (old.find(README_BEGIN), old.find(README_END)) else {
-        bail!("{}: no summary markers ({README_BEGIN} … {README_END})", readme.display());
+        return Err(Error::NoMarkers { path: readme.to_owned(), begin: README_BEGIN, end: README_END });
     };
     if end < begin {
-        bail!("{}: the summary markers are out of order", readme.display());
+        return Err(Error::MarkersOutOfOrder { path: readme.to_owned() });
     }
     let new = format!("{}{README_BEGIN}\n{}\n{}", &old[..begin], text.trim_end(), &old[end..]);
-    fs::write(readme, new).with_context(|| format!("cannot write {}", readme.display()))
+    fs::write(readme, new).map_err(|cause| Error::Write { path: readme.to_owned(), cause })
 }

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use anyhow::Result;
+use crate::error::Result;
 
 use super::doc::Block;
 use super::plots::{self, Series};
@@ -89,7 +89,7 @@ fn workloads(runs: &[RunFile]) -> Vec<Workload<'_>> {
 /// The co-allocation sections, one per workload, or nothing when no run retried.
 ///
 /// # Errors
-/// When a plot cannot be written.
+/// [`Error::Plot`](crate::Error::Plot) when a plot cannot be written.
 pub(super) fn section(runs: &[RunFile], out: &Path) -> Result<Vec<Block>> {
     let mut blocks = Vec::new();
     for w in workloads(runs) {

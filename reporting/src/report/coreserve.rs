@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use crate::error::{Error, Result};
 
 use super::doc::{self, Block};
 use super::plots::{self, Series};
@@ -18,7 +18,8 @@ const PLOT_Q: [f64; 3] = [0.2, 0.4, 0.6];
 /// Renders the polling report into `out` (`index.md`, `index.html`, `fig5-cost.svg`).
 ///
 /// # Errors
-/// When a file cannot be written or a parameter is out of range.
+/// [`Error::Polling`] when a parameter is out of range; [`Error::CreateDir`],
+/// [`Error::Write`] or [`Error::Plot`] when a file cannot be written.
 pub fn render_polling(
     out: &Path,
     (n, k, q, c): (u32, u32, f64, f64),
@@ -27,7 +28,7 @@ pub fn render_polling(
     cells: &[Cell],
     command: &str,
 ) -> Result<PathBuf> {
-    fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    fs::create_dir_all(out).map_err(|cause| Error::CreateDir { path: out.to_owned(), cause })?;
     let best = polling::best(n, k, q, c)?;
     let names: Vec<String> = PLOT_Q.iter().map(|q| format!("formula, q {q}")).collect();
     let mut series = Vec::new();
@@ -121,9 +122,9 @@ pub fn render_polling(
 /// them.
 ///
 /// # Errors
-/// When a file cannot be written.
+/// [`Error::CreateDir`] or [`Error::Write`] when a file cannot be written.
 pub fn render_load(out: &Path, runs: &[LoadRun], command: &str) -> Result<PathBuf> {
-    fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    fs::create_dir_all(out).map_err(|cause| Error::CreateDir { path: out.to_owned(), cause })?;
     let rows = runs
         .iter()
         .map(|r| {
@@ -185,10 +186,6 @@ pub fn render_load(out: &Path, runs: &[LoadRun], command: &str) -> Result<PathBu
             rows,
         ),
     ];
-    let md = out.join("load.md");
-    fs::write(&md, doc::markdown(&blocks)).with_context(|| format!("cannot write {}", md.display()))?;
-    let html = out.join("load.html");
-    fs::write(&html, doc::html("calendar-token-reservation: load", &blocks))
-        .with_context(|| format!("cannot write {}", html.display()))?;
-    Ok(html)
+    doc::write(out.join("load.md"), &doc::markdown(&blocks))?;
+    doc::write(out.join("load.html"), &doc::html("calendar-token-reservation: load", &blocks))
 }

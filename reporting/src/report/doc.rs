@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use crate::error::{Error, Result};
 
 /// One block of a report.
 pub enum Block {
@@ -129,12 +129,21 @@ pub fn html(title: &str, blocks: &[Block]) -> String {
 /// the HTML page's path.
 ///
 /// # Errors
-/// When a file cannot be written.
+/// [`Error::Write`] when a file cannot be written.
 pub fn write_pages(out: &Path, title: &str, blocks: &[Block]) -> Result<PathBuf> {
     let md = out.join("index.md");
-    fs::write(&md, markdown(blocks)).with_context(|| format!("cannot write {}", md.display()))?;
+    write(md, &markdown(blocks))?;
     let html = out.join("index.html");
-    fs::write(&html, self::html(title, blocks))
-        .with_context(|| format!("cannot write {}", html.display()))?;
-    Ok(html)
+    write(html, &self::html(title, blocks))
+}
+
+/// Writes `text` into `path`, returning the path.
+///
+/// # Errors
+/// [`Error::Write`] when it cannot.
+pub fn write(path: PathBuf, text: &str) -> Result<PathBuf> {
+    match fs::write(&path, text) {
+        Ok(()) => Ok(path),
+        Err(cause) => Err(Error::Write { path, cause }),
+    }
 }

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use anyhow::{anyhow, Result};
+use crate::error::{Error, Result};
 use oracle::OpKind;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -24,8 +24,9 @@ pub struct Boxes<'a> {
 const CHECK: RGBColor = RGBColor(31, 119, 180);
 const SCHEDULE: RGBColor = RGBColor(255, 127, 14);
 
-fn failed(e: impl std::fmt::Display) -> anyhow::Error {
-    anyhow!("cannot draw the plot: {e}")
+/// plotters' error (its backend's, or its drawing area's) as the crate's.
+fn failed(e: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error::Plot { cause: Box::new(e) }
 }
 
 /// Every plot's legend: framed on a near-white background.
@@ -47,7 +48,7 @@ fn legend<'a, CT: CoordTranslate>(
 /// a dot, and the paper's 10 % line.
 ///
 /// # Errors
-/// When the file cannot be written.
+/// [`Error::Plot`] when the file cannot be written.
 pub fn figure5(path: &Path, title: &str, groups: &[Boxes<'_>]) -> Result<()> {
     let top = groups
         .iter()
@@ -123,7 +124,7 @@ pub fn figure5(path: &Path, title: &str, groups: &[Boxes<'_>]) -> Result<()> {
 /// 99th percentile of that number (the rest counted in the caption by the caller).
 ///
 /// # Errors
-/// When the file cannot be written.
+/// [`Error::Plot`] when the file cannot be written.
 pub fn figure6(path: &Path, title: &str, histogram: &[(u64, u64)], upto: u64) -> Result<()> {
     let shown: Vec<(u64, u64)> = histogram.iter().copied().filter(|&(k, _)| k <= upto).collect();
     let top = shown.iter().map(|&(_, c)| c).max().unwrap_or(1) as f64 * 1.1;
@@ -173,13 +174,13 @@ const PALETTE: [RGBColor; 10] = [
 /// The smallest and largest x and y of every point.
 ///
 /// # Errors
-/// When there is no point.
+/// [`Error::NoPoints`] when there is no point.
 fn extent(series: &[Series<'_>]) -> Result<((f64, f64), (f64, f64))> {
     let all = || series.iter().flat_map(|s| s.points.iter());
     let (x_lo, x_hi) = all().fold((f64::MAX, f64::MIN), |(lo, hi), p| (lo.min(p.0), hi.max(p.0)));
     let (y_lo, y_hi) = all().fold((f64::MAX, f64::MIN), |(lo, hi), p| (lo.min(p.1), hi.max(p.1)));
     if x_lo > x_hi {
-        return Err(anyhow!("no points to plot"));
+        return Err(Error::NoPoints);
     }
     Ok(((x_lo, x_hi), (y_lo, y_hi)))
 }
@@ -231,7 +232,7 @@ fn moved<'a>(series: &[Series<'a>], f: impl Fn((f64, f64)) -> (f64, f64)) -> Vec
 /// Time per call against profile entries, both axes logarithmic, one line per structure.
 ///
 /// # Errors
-/// When the file cannot be written.
+/// [`Error::Plot`] when the file cannot be written.
 pub fn growth(path: &Path, title: &str, series: &[Series<'_>]) -> Result<()> {
     let ((x_lo, x_hi), (y_lo, y_hi)) = extent(series)?;
     let root = SVGBackend::new(path, (720, 440)).into_drawing_area();
@@ -256,7 +257,8 @@ pub fn growth(path: &Path, title: &str, series: &[Series<'_>]) -> Result<()> {
 /// over time).
 ///
 /// # Errors
-/// When there is nothing to plot or the file cannot be written.
+/// [`Error::NoPoints`] when there is nothing to plot, [`Error::Plot`] when the file
+/// cannot be written.
 pub fn lines(path: &Path, title: &str, (x_desc, y_desc): (&str, &str), series: &[Series<'_>]) -> Result<()> {
     let ((x_lo, x_hi), (_, y_hi)) = extent(series)?;
     let root = SVGBackend::new(path, (720, 440)).into_drawing_area();
@@ -278,7 +280,8 @@ pub fn lines(path: &Path, title: &str, (x_desc, y_desc): (&str, &str), series: &
 /// has no zero.
 ///
 /// # Errors
-/// When there is nothing to plot or the file cannot be written.
+/// [`Error::NoPoints`] when there is nothing to plot, [`Error::Plot`] when the file
+/// cannot be written.
 pub fn distribution(path: &Path, title: &str, x_desc: &str, floor: f64, series: &[Series<'_>]) -> Result<()> {
     let floored = moved(series, |(x, y)| (x.max(floor), y));
     let ((_, x_hi), _) = extent(&floored)?;
@@ -306,7 +309,8 @@ pub fn distribution(path: &Path, title: &str, x_desc: &str, floor: f64, series: 
 /// `floor` are drawn at `floor`.
 ///
 /// # Errors
-/// When there is nothing to plot or the file cannot be written.
+/// [`Error::NoPoints`] when there is nothing to plot, [`Error::Plot`] when the file
+/// cannot be written.
 pub fn log_lines(
     path: &Path,
     title: &str,

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::Result;
+use crate::error::Result;
 
 use super::doc::Block;
 use super::plots::{self, Series};
@@ -32,7 +32,7 @@ impl Row<'_> {
 /// workload, or nothing when there are none.
 ///
 /// # Errors
-/// When a plot cannot be written.
+/// [`Error::Plot`](crate::Error::Plot) when a plot cannot be written.
 pub(super) fn comparison(runs: &[RunFile], out: &Path) -> Result<Vec<Block>> {
     let mut workloads: BTreeMap<(String, Option<String>), Vec<Row<'_>>> = BTreeMap::new();
     for run in runs.iter().filter(|r| !r.utilisation_windows.is_empty()) {

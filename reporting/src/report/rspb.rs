@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use crate::error::{Error, Result};
 
 use super::doc::{self, Block};
 use super::plots::{self, Series};
@@ -15,9 +15,11 @@ use scheduling::rspb::results::ResultsFile;
 /// Renders `file` into `out` (`index.md`, `index.html` and one SVG per plot).
 ///
 /// # Errors
-/// When a file cannot be written, or the results name a figure the build does not know.
+/// [`Error::CreateDir`], [`Error::Write`] or [`Error::Plot`] when a file cannot be
+/// written, [`Error::UnknownFigure`] when the results name a figure the build does not
+/// know.
 pub fn render(file: &ResultsFile, out: &Path, command: &str) -> Result<PathBuf> {
-    fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    fs::create_dir_all(out).map_err(|cause| Error::CreateDir { path: out.to_owned(), cause })?;
     let known = figures();
     let mut blocks = vec![
         Block::Heading(1, "rspb-priorities-benefit-functions: the figures of chapters 4 and 5".into()),
@@ -29,13 +31,13 @@ pub fn render(file: &ResultsFile, out: &Path, command: &str) -> Result<PathBuf> 
             file.structure,
             file.git_revision
         )),
-        Block::Para("The thesis's plots are not in our copy of it, only the trends its text states, so each figure is compared with those sentences. Where the thesis is silent the README says what we chose: the benefit shapes of Fig 1.1, the sweeps' steps, chapter 4's scheduling interval and priorities, chapter 5's arrival rate.".into()),
+        Block::Para("The thesis's plots are not in our copy of it, only the trends its text states, so each figure is compared with those sentences. Where the thesis is silent, resbench's docs/rspb.md says what we chose: the benefit shapes of Fig 1.1, the sweeps' steps, chapter 4's scheduling interval and priorities, chapter 5's arrival rate.".into()),
         Block::Para("This report was made with:".into()),
         Block::Code(command.to_owned()),
     ];
     for result in &file.figures {
         let Some(figure) = known.iter().find(|f| f.id == result.id) else {
-            anyhow::bail!("the results hold figure {}, which this build does not know", result.id);
+            return Err(Error::UnknownFigure { id: result.id.clone() });
         };
         blocks.extend(section(figure, result, out)?);
     }

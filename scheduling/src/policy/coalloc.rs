@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 use structures::Time;
 
-use super::Policy;
+use super::{ParameterError, Policy};
 use crate::runner::{EventLoop, ReplayError};
 
 /// How often and how far apart a request is tried.
@@ -38,13 +38,14 @@ impl Attempts {
     /// Checks the parameters.
     ///
     /// # Errors
-    /// A zero `Δt` (every attempt would be the same) or a zero `R_max` (no attempt).
-    pub fn validate(&self) -> Result<(), String> {
+    /// A zero `Δt` (every attempt would be the same: [`ParameterError::ZeroDeltaT`]) or a
+    /// zero `R_max` (no attempt: [`ParameterError::ZeroRmax`]).
+    pub fn validate(&self) -> Result<(), ParameterError> {
         if self.delta == 0 {
-            return Err("--delta-t 0: attempts must be at least a second apart".into());
+            return Err(ParameterError::ZeroDeltaT);
         }
         if self.rmax == 0 {
-            return Err("--rmax 0: a request needs at least one attempt".into());
+            return Err(ParameterError::ZeroRmax);
         }
         Ok(())
     }

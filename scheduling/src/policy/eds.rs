@@ -24,7 +24,7 @@ use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use structures::{Time, TimeFrame};
 
-use super::Policy;
+use super::{ParameterError, Policy};
 use crate::runner::{EventLoop, Placement, ReplayError};
 
 /// The most placements FCFS-EDS tries for one request.
@@ -56,18 +56,17 @@ impl Windows {
     /// Checks the parameters.
     ///
     /// # Errors
-    /// A share outside `[0, 1]`, or relax times that are not a range of positive slots
-    /// (`t_ls < t_es` would follow from a negative one, and a flexible request needs one
-    /// start besides `t_es`).
-    pub fn validate(&self) -> Result<(), String> {
+    /// A share outside `[0, 1]` ([`ParameterError::FlexibleShare`]), or relax times that
+    /// are not a range of positive slots ([`ParameterError::Relax`]: `t_ls < t_es` would
+    /// follow from a negative one, and a flexible request needs one start besides
+    /// `t_es`).
+    pub fn validate(&self) -> Result<(), ParameterError> {
         if !(0.0..=1.0).contains(&self.flexible) {
-            return Err(format!("--flexible-share {} is not between 0 and 1", self.flexible));
+            return Err(ParameterError::FlexibleShare { share: self.flexible });
         }
-        let (low, high) = self.relax;
-        if low == 0 || low > high {
-            return Err(format!(
-                "--relax-min {low} and --relax-max {high} are not a range of at least one slot"
-            ));
+        let (min, max) = self.relax;
+        if min == 0 || min > max {
+            return Err(ParameterError::Relax { min, max });
         }
         Ok(())
     }

@@ -15,6 +15,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use structures::registry::Source;
+use structures::UnknownName;
 
 pub use coalloc::Attempts;
 pub use eds::{Windows, MAX_CHECKS};
@@ -128,6 +129,31 @@ impl Parameter {
     }
 }
 
+/// A policy parameter refused, naming its flag and the value given.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ParameterError {
+    /// `--flexible-share` outside `[0, 1]`.
+    #[error("--flexible-share {share} is not between 0 and 1")]
+    FlexibleShare {
+        /// The share given.
+        share: f64,
+    },
+    /// `--relax-min` and `--relax-max` that are not a range of positive slots.
+    #[error("--relax-min {min} and --relax-max {max} are not a range of at least one slot")]
+    Relax {
+        /// The shortest relax time given, slots.
+        min: u64,
+        /// The longest relax time given, slots.
+        max: u64,
+    },
+    /// `--delta-t 0`: every attempt would be the same.
+    #[error("--delta-t 0: attempts must be at least a second apart")]
+    ZeroDeltaT,
+    /// `--rmax 0`: no attempt at all.
+    #[error("--rmax 0: a request needs at least one attempt")]
+    ZeroRmax,
+}
+
 /// The windows of starts FCFS-EDS and its baseline draw (see [`Windows`]).
 const WINDOW_PARAMETERS: &[Parameter] =
     &[Parameter::Lead, Parameter::FlexibleShare, Parameter::RelaxMin, Parameter::RelaxMax];
@@ -208,7 +234,7 @@ impl PolicyKind {
 }
 
 impl FromStr for PolicyKind {
-    type Err = String;
+    type Err = UnknownName;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         structures::registry::by_name(Self::ALL, Self::name, "policy", s)

@@ -5,6 +5,7 @@ use structures::{Kind, Time};
 
 use super::model::{Cpu, Held, Request};
 use super::table::CpuTable;
+use super::InvariantError;
 use crate::runner::ReplayError;
 
 /// A sub-request's reservation: which machine, and how much of its CPU.
@@ -94,9 +95,9 @@ impl Grid {
     ///
     /// # Errors
     /// The first broken one, naming the machine.
-    pub(crate) fn validate(&mut self, start: Time, end: Time) -> Result<(), String> {
-        for (j, t) in self.tables.iter_mut().enumerate() {
-            t.validate(start, end).map_err(|e| format!("machine {j}: {e}"))?;
+    pub(crate) fn validate(&mut self, start: Time, end: Time) -> Result<(), InvariantError> {
+        for (machine, t) in self.tables.iter_mut().enumerate() {
+            t.validate(start, end).map_err(|broken| InvariantError { machine, broken })?;
         }
         Ok(())
     }

@@ -24,7 +24,7 @@ mod table;
 use std::str::FromStr;
 
 use structures::registry::Source;
-use structures::Kind;
+use structures::{Invalid, Kind, RangeSet, Time, UnknownName};
 use thiserror::Error;
 
 pub use batch::{batches, Batch};
@@ -130,7 +130,7 @@ impl Algorithm {
 }
 
 impl FromStr for Algorithm {
-    type Err = String;
+    type Err = UnknownName;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         structures::registry::by_name(Self::ALL, Self::name, "algorithm", s)
@@ -141,7 +141,7 @@ impl FromStr for Algorithm {
 #[derive(Debug, Error)]
 pub enum RspbError {
     /// The workload is refused.
-    #[error("{0}")]
+    #[error(transparent)]
     Model(#[from] ModelError),
     /// A request the algorithm's model cannot hold.
     #[error("{algorithm}: request {id}: {why}")]
@@ -162,7 +162,7 @@ pub enum RspbError {
         why: String,
     },
     /// A table op was refused or diverged from the oracle.
-    #[error("{0}")]
+    #[error(transparent)]
     Table(#[from] ReplayError),
     /// A table broke its invariants (verified runs).
     #[error("after the event at {at}: {why}")]
@@ -170,7 +170,44 @@ pub enum RspbError {
         /// The event.
         at: u64,
         /// What broke.
-        why: String,
+        why: InvariantError,
+    },
+}
+
+/// A machine whose time slot table broke its invariants, and how.
+#[derive(Debug, Error)]
+#[error("machine {machine}: {broken}")]
+pub struct InvariantError {
+    /// The machine, from 0.
+    pub machine: usize,
+    /// What broke.
+    pub broken: BrokenInvariant,
+}
+
+/// How a machine's time slot table broke its invariants.
+#[derive(Debug, Error)]
+pub enum BrokenInvariant {
+    /// The structure's own invariant check failed.
+    #[error("{0}")]
+    Structure(Invalid),
+    /// The table's stretches could not be read: a refused op or a divergence from the
+    /// oracle.
+    #[error("{0}")]
+    Stretches(ReplayError),
+    /// The structure refused to check a stretch.
+    #[error("{0}")]
+    Check(structures::Error),
+    /// The ids free over a stretch are not the top of the table, `load..capacity`.
+    #[error("ids free over [{start}, {end}) are {free:?}, not the top of the table {expected:?}")]
+    NotTop {
+        /// The stretch's first instant.
+        start: Time,
+        /// Its end.
+        end: Time,
+        /// The ids free throughout it (boxed, as the next: a set is large).
+        free: Box<Option<RangeSet>>,
+        /// The ids the table's discipline leaves free.
+        expected: Box<Option<RangeSet>>,
     },
 }
 

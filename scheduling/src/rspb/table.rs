@@ -14,6 +14,7 @@ use oracle::{Op, Outcome, Scenario};
 use structures::{Config, Kind, RangeSet, Time};
 
 use super::model::Cpu;
+use super::BrokenInvariant;
 use crate::runner::{ReplayError, Runner};
 
 /// A machine's table, through the same ops (and, verified, the same differential
@@ -129,20 +130,18 @@ impl CpuTable {
     /// Checks the structure's invariants and the table's discipline over `[start, end)`:
     /// on every stretch of constant load `L`, the ids free throughout are exactly
     /// `L..capacity`.
-    pub(crate) fn validate(&mut self, start: Time, end: Time) -> Result<(), String> {
-        self.runner.index().validate()?;
+    pub(crate) fn validate(&mut self, start: Time, end: Time) -> Result<(), BrokenInvariant> {
+        self.runner.index().validate().map_err(BrokenInvariant::Structure)?;
         // The check's own query is not the algorithm's work.
         let ops = self.ops;
-        let stretches = self.stretches(0, start, end).map_err(|e| e.to_string());
+        let stretches = self.stretches(0, start, end).map_err(BrokenInvariant::Stretches);
         self.ops = ops;
         for s in stretches? {
-            let free = self.runner.index().check(s.start, s.end, 1).map_err(|e| e.to_string())?;
+            let free = self.runner.index().check(s.start, s.end, 1).map_err(BrokenInvariant::Check)?;
             let expected = (s.load < self.capacity).then(|| RangeSet::from_range(s.load, self.capacity));
             if free != expected {
-                return Err(format!(
-                    "ids free over [{}, {}) are {free:?}, not the top of the table {expected:?}",
-                    s.start, s.end
-                ));
+                let (free, expected) = (Box::new(free), Box::new(expected));
+                return Err(BrokenInvariant::NotTop { start: s.start, end: s.end, free, expected });
             }
         }
         Ok(())

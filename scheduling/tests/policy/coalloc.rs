@@ -94,7 +94,7 @@ fn every_attempt_is_the_oracles_answer() {
 
 #[test]
 fn bad_parameters_are_refused() {
-    assert!(Attempts { delta: 0, rmax: 3 }.validate().unwrap_err().contains("--delta-t 0"));
-    assert!(Attempts { delta: 900, rmax: 0 }.validate().unwrap_err().contains("--rmax 0"));
+    assert!(Attempts { delta: 0, rmax: 3 }.validate().unwrap_err().to_string().contains("--delta-t 0"));
+    assert!(Attempts { delta: 900, rmax: 0 }.validate().unwrap_err().to_string().contains("--rmax 0"));
     assert_eq!(Attempts::rmax_for(30 * 86_400, 300), 4320);
 }

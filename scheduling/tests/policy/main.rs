@@ -2,8 +2,12 @@
 //! and every policy deciding alike on every structure here.
 
 mod coalloc;
+mod conservative;
 mod eds;
 mod queue;
+
+#[path = "../support/spy.rs"]
+mod spy;
 
 use std::collections::BTreeSet;
 
@@ -62,7 +66,7 @@ fn every_policy_is_registered_once_with_its_source() {
         let spec = policy.spec();
         assert!(!spec.description.is_empty() && spec.source.section.is_some(), "{policy}");
     }
-    let e = "nope".parse::<PolicyKind>().unwrap_err();
+    let e = "nope".parse::<PolicyKind>().unwrap_err().to_string();
     assert!(e.contains("unknown policy \"nope\"") && e.contains("conservative"), "{e}");
     assert_eq!(PolicyKind::default(), PolicyKind::ALL[0]);
 }

@@ -3,11 +3,15 @@
 
 mod batch;
 mod co;
+mod experiment;
 mod generate;
+mod grid;
 mod metrics;
 mod model;
 mod refine;
+mod results;
 mod single;
+mod table;
 
 use scheduling::rspb::model::{Held, Request, Shape, Sub, Workload};
 use scheduling::rspb::{run, Algorithm, Decision, Placed};

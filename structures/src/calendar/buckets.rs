@@ -8,7 +8,9 @@
 //! nothing in the day looked at, it falls back to Brown's direct search over every
 //! bucket, so a long empty stretch costs at most two years of bucket visits.
 
-use crate::{RangeSet, Time};
+use super::Calendar;
+use crate::shell::Engine;
+use crate::{Invalid, RangeSet, Time};
 
 /// Brown starts with two buckets and never goes below.
 const MIN_BUCKETS: usize = 2;
@@ -271,37 +273,40 @@ impl Buckets {
     ///
     /// # Errors
     /// The first broken invariant.
-    pub(super) fn validate(&self) -> Result<(), String> {
+    pub(super) fn validate(&self) -> Result<(), Invalid> {
         let nb = self.days.len();
         if nb < MIN_BUCKETS || self.points > 2 * nb || (nb > MIN_BUCKETS && self.points < nb / 2) {
-            return Err(format!("{} points in {nb} buckets, outside Brown's bounds", self.points));
+            return Err(Calendar::KIND
+                .invalid(format!("{} points in {nb} buckets, outside Brown's bounds", self.points)));
         }
         if self.width == 0 || !self.width.is_multiple_of(self.slot) {
-            return Err(format!(
+            return Err(Calendar::KIND.invalid(format!(
                 "bucket width {} is not a whole number of slots of {}",
                 self.width, self.slot
-            ));
+            )));
         }
         let mut count = 0;
         for (i, bucket) in self.days.iter().enumerate() {
             count += bucket.points.len();
             if let Some(w) = bucket.points.windows(2).find(|w| w[0].0 >= w[1].0) {
-                return Err(format!("bucket {i}: points {} then {}", w[0].0, w[1].0));
+                return Err(Calendar::KIND.invalid(format!("bucket {i}: points {} then {}", w[0].0, w[1].0)));
             }
             if let Some((t, _)) = bucket.points.iter().find(|p| self.home(p.0) != i) {
-                return Err(format!("point {t} is in bucket {i}, its home is {}", self.home(*t)));
+                return Err(Calendar::KIND
+                    .invalid(format!("point {t} is in bucket {i}, its home is {}", self.home(*t))));
             }
             let mut fresh = bucket.clone();
             fresh.summarise();
             if (fresh.min, &fresh.all) != (bucket.min, &bucket.all) {
-                return Err(format!(
+                return Err(Calendar::KIND.invalid(format!(
                     "bucket {i}: summary ({}, {}) but its points make ({}, {})",
                     bucket.min, bucket.all, fresh.min, fresh.all
-                ));
+                )));
             }
         }
         if count != self.points {
-            return Err(format!("the buckets hold {count} points, the count says {}", self.points));
+            return Err(Calendar::KIND
+                .invalid(format!("the buckets hold {count} points, the count says {}", self.points)));
         }
         Ok(())
     }

@@ -23,7 +23,7 @@ use std::borrow::Cow;
 use buckets::Buckets;
 
 use crate::shell::{Basis, Engine, Shell, Step};
-use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame};
+use crate::{Cost, Error, Invalid, Kind, RangeSet, Time, TimeFrame};
 
 /// The calendar's size, for reports and tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -238,18 +238,23 @@ impl Engine for Calendar {
         self.calendar.len()
     }
 
-    fn validate(&self, at: &Basis) -> Result<(), String> {
+    fn validate(&self, at: &Basis) -> Result<(), Invalid> {
         self.calendar.validate()?;
         let points = self.calendar.sorted();
         match points.first() {
             Some(&(t, _)) if t == at.now => {}
-            first => return Err(format!("first point {first:?} is not at now = {}", at.now)),
+            first => {
+                return Err(Self::KIND.invalid(format!("first point {first:?} is not at now = {}", at.now)))
+            }
         }
         if let Some(w) = points.windows(2).find(|w| w[0].1 == w[1].1) {
-            return Err(format!("points at {} and {} hold the same free set {}", w[0].0, w[1].0, w[0].1));
+            return Err(Self::KIND
+                .invalid(format!("points at {} and {} hold the same free set {}", w[0].0, w[1].0, w[0].1)));
         }
         if let Some((t, f)) = points.iter().find(|(t, f)| t % at.config.slot != 0 || !f.is_subset(&at.full)) {
-            return Err(format!("point {t} ({f}) is off a slot boundary or beyond the capacity"));
+            return Err(
+                Self::KIND.invalid(format!("point {t} ({f}) is off a slot boundary or beyond the capacity"))
+            );
         }
         Ok(())
     }

@@ -26,7 +26,7 @@ use runs::Runs;
 use tree::{attempt_bound, Period, Visits};
 
 use crate::shell::{Basis, Engine, Shell, Step};
-use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame, COUNTING};
+use crate::{Cost, Error, Invalid, Kind, RangeSet, Time, TimeFrame, COUNTING};
 
 /// The most servers an index of idle periods keeps (one ordered map of periods each).
 pub const MAX_SERVERS: u32 = 1 << 20;
@@ -204,9 +204,9 @@ impl Engine for IdlePeriods {
         self.runs.leaves()
     }
 
-    fn validate(&self, at: &Basis) -> Result<(), String> {
+    fn validate(&self, at: &Basis) -> Result<(), Invalid> {
         if !at.now.is_multiple_of(at.config.slot) {
-            return Err(format!("now {} is not a slot boundary", at.now));
+            return Err(Self::KIND.invalid(format!("now {} is not a slot boundary", at.now)));
         }
         let mut all = Vec::new();
         for (id, periods) in self.servers.iter().enumerate() {
@@ -214,12 +214,14 @@ impl Engine for IdlePeriods {
             for (&start, &end) in periods {
                 let p = Period { start, end, id: id as u32 };
                 if start >= end || end <= at.now || last_end.is_some_and(|l| l >= start) {
-                    return Err(format!("server {id}: period {p:?} is empty, past, or not disjoint from and maximal after the one before"));
+                    return Err(Self::KIND.invalid(format!("server {id}: period {p:?} is empty, past, or not disjoint from and maximal after the one before")));
                 }
                 if start > at.now && !start.is_multiple_of(at.config.slot)
                     || end < Time::MAX && !end.is_multiple_of(at.config.slot)
                 {
-                    return Err(format!("server {id}: period {p:?} is not on slot boundaries"));
+                    return Err(
+                        Self::KIND.invalid(format!("server {id}: period {p:?} is not on slot boundaries"))
+                    );
                 }
                 last_end = Some(end);
                 all.push(p);

@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use std::ops::Bound::{Excluded, Included, Unbounded};
 
 use super::tree::{primary, Period, Tree};
-use crate::{RangeSet, Time};
+use super::IdlePeriods;
+use crate::shell::Engine;
+use crate::{Invalid, RangeSet, Time};
 
 #[derive(Debug, Clone)]
 pub(crate) struct Runs {
@@ -173,29 +175,30 @@ impl Runs {
     /// Checks the boundaries against `periods` (every server's), that the runs start at
     /// `now` and each boundary after it, and that each run's tree holds exactly the
     /// periods overlapping it and is itself valid.
-    pub(crate) fn validate(&self, now: Time, periods: &[Period]) -> Result<(), String> {
+    pub(crate) fn validate(&self, now: Time, periods: &[Period]) -> Result<(), Invalid> {
         let bounds = bounds_of(periods);
         if bounds != self.bounds {
-            return Err(format!("boundary counts {:?}, the periods give {bounds:?}", self.bounds));
+            return Err(IdlePeriods::KIND
+                .invalid(format!("boundary counts {:?}, the periods give {bounds:?}", self.bounds)));
         }
         let expected = runs_of(now, periods, &bounds);
         if !expected.iter().map(|r| r.0).eq(self.trees.keys().copied()) {
             let starts: Vec<_> = self.trees.keys().collect();
-            return Err(format!(
+            return Err(IdlePeriods::KIND.invalid(format!(
                 "runs start at {starts:?}, expected {:?}",
                 expected.iter().map(|r| r.0).collect::<Vec<_>>()
-            ));
+            )));
         }
         for ((k, mut held), tree) in expected.into_iter().zip(self.trees.values()) {
-            tree.validate().map_err(|e| format!("slot tree at {k}: {e}"))?;
+            tree.validate().map_err(|e| e.within(format_args!("slot tree at {k}")))?;
             let mut has = tree.periods().to_vec();
             let key = |p: &Period| (p.id, p.start);
             has.sort_unstable_by_key(key);
             held.sort_unstable_by_key(key);
             if has != held {
-                return Err(format!(
+                return Err(IdlePeriods::KIND.invalid(format!(
                     "slot tree at {k} holds {has:?}, the periods overlapping it are {held:?}"
-                ));
+                )));
             }
         }
         Ok(())

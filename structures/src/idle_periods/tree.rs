@@ -18,7 +18,9 @@
 
 use std::sync::OnceLock;
 
-use crate::{RangeSet, ResourceId, Time};
+use super::IdlePeriods;
+use crate::shell::Engine;
+use crate::{Invalid, RangeSet, ResourceId, Time};
 
 /// A maximal interval `[start, end)` in which server `id` is idle; `end` is
 /// `Time::MAX` when it stays idle to the end of time.
@@ -234,17 +236,22 @@ impl Tree {
 
     /// Checks the orders, that every node's secondary range holds its primary range's
     /// periods, and the free set.
-    pub(crate) fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), Invalid> {
         let p = &self.by_start;
         if let Some(w) = p.windows(2).find(|w| (w[1].start, w[0].id) > (w[0].start, w[1].id) || w[0] == w[1])
         {
-            return Err(format!("primary leaves out of descending start order at {:?}, {:?}", w[0], w[1]));
+            return Err(IdlePeriods::KIND
+                .invalid(format!("primary leaves out of descending start order at {:?}, {:?}", w[0], w[1])));
         }
         // Secondary leaves not filled yet have nothing to check: they are filled from
         // the primary leaves checked here.
         if let Some(ends) = self.by_end.get() {
             if ends.len() as u64 != levels(p.len()) * p.len() as u64 {
-                return Err(format!("{} secondary leaves for {} periods", ends.len(), p.len()));
+                return Err(IdlePeriods::KIND.invalid(format!(
+                    "{} secondary leaves for {} periods",
+                    ends.len(),
+                    p.len()
+                )));
             }
             if let Some(root) = self.root() {
                 self.validate_node(root)?;
@@ -252,17 +259,19 @@ impl Tree {
         }
         let servers = RangeSet::from_ids(p.iter().map(|q| q.id));
         if servers.count() != p.len() as u64 || self.free.get().is_some_and(|free| *free != servers) {
-            return Err(format!("free set {:?} for periods {p:?} (one per server)", self.free.get()));
+            return Err(IdlePeriods::KIND
+                .invalid(format!("free set {:?} for periods {p:?} (one per server)", self.free.get())));
         }
         Ok(())
     }
 
-    fn validate_node(&self, u: Node) -> Result<(), String> {
+    fn validate_node(&self, u: Node) -> Result<(), Invalid> {
         let ends = &self.level(u.depth)[u.lo..u.hi];
         let mut own: Vec<_> = self.by_start[u.lo..u.hi].iter().map(leaf).collect();
         own.sort_unstable();
         if ends != own.as_slice() {
-            return Err(format!("secondary tree of node {u:?} holds {ends:?}, its periods are {own:?}"));
+            return Err(IdlePeriods::KIND
+                .invalid(format!("secondary tree of node {u:?} holds {ends:?}, its periods are {own:?}")));
         }
         if u.hi - u.lo > 1 {
             let (left, right) = u.children();

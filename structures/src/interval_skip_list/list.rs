@@ -10,7 +10,9 @@
 //! unmarked and marked again (the original adjusts them in place); the others keep
 //! their markers, which stay correct, though no longer always maximal.
 
-use crate::{RangeSet, Time};
+use super::Reservations;
+use crate::shell::Engine;
+use crate::{Invalid, RangeSet, Time};
 
 /// Levels of the head; a node's height is at most this.
 const MAX_LEVEL: usize = 32;
@@ -46,6 +48,20 @@ pub(crate) struct List {
     spare_intervals: Vec<usize>,
     /// Markers on all edges.
     marked: u64,
+}
+
+/// Puts `item` in `arena` at a spare index if there is one, else at the end; its index.
+fn put<T>(arena: &mut Vec<T>, spare: &mut Vec<usize>, item: T) -> usize {
+    match spare.pop() {
+        Some(i) => {
+            arena[i] = item;
+            i
+        }
+        None => {
+            arena.push(item);
+            arena.len() - 1
+        }
+    }
 }
 
 /// A node's height: 1 plus the trailing zeros of a hash of its key (p = 1/2), so the
@@ -163,16 +179,7 @@ impl List {
         let split = self.unplace_on((0..h).map(|l| (preds[l], l)));
         let next = (0..h).map(|l| self.nodes[preds[l]].next[l]).collect();
         let node = Node { key: t, next, markers: vec![Vec::new(); h], starts: Vec::new(), owners: 0 };
-        let x = match self.spare_nodes.pop() {
-            Some(x) => {
-                self.nodes[x] = node;
-                x
-            }
-            None => {
-                self.nodes.push(node);
-                self.nodes.len() - 1
-            }
-        };
+        let x = put(&mut self.nodes, &mut self.spare_nodes, node);
         for (l, &p) in preds.iter().enumerate().take(h) {
             self.nodes[p].next[l] = Some(x);
         }
@@ -199,16 +206,7 @@ impl List {
         self.nodes[a].owners += 1;
         self.nodes[b].owners += 1;
         let interval = Some(Interval { start, end, ids, edges: Vec::new() });
-        let i = match self.spare_intervals.pop() {
-            Some(i) => {
-                self.intervals[i] = interval;
-                i
-            }
-            None => {
-                self.intervals.push(interval);
-                self.intervals.len() - 1
-            }
-        };
+        let i = put(&mut self.intervals, &mut self.spare_intervals, interval);
         self.nodes[a].starts.push(i);
         self.place(i);
     }
@@ -301,11 +299,15 @@ impl List {
     /// Checks the levels (sorted, each a sub-list of the one below), endpoint counts,
     /// start lists, and that each interval's markers form a chain of edges inside it from
     /// its start to its end, recorded on exactly those edges.
-    pub(crate) fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), Invalid> {
         let live: Vec<usize> =
             std::iter::successors(self.nodes[HEAD].next[0], |&y| self.nodes[y].next[0]).collect();
         if live.len() != self.nodes() {
-            return Err(format!("{} nodes on the bottom level, {} allocated", live.len(), self.nodes()));
+            return Err(Reservations::KIND.invalid(format!(
+                "{} nodes on the bottom level, {} allocated",
+                live.len(),
+                self.nodes()
+            )));
         }
         for level in 0..MAX_LEVEL {
             let mut x = HEAD;
@@ -313,13 +315,14 @@ impl List {
             while let Some(y) = self.nodes[x].next[level] {
                 if self.nodes[y].next.len() <= level || (x != HEAD && self.nodes[x].key >= self.nodes[y].key)
                 {
-                    return Err(format!(
+                    return Err(Reservations::KIND.invalid(format!(
                         "level {level}: node {} after {} out of order or too short",
                         self.nodes[y].key, self.nodes[x].key
-                    ));
+                    )));
                 }
                 if !below.any(|&z| z == y) {
-                    return Err(format!("level {level}: node {} is missing below", self.nodes[y].key));
+                    return Err(Reservations::KIND
+                        .invalid(format!("level {level}: node {} is missing below", self.nodes[y].key)));
                 }
                 x = y;
             }
@@ -328,15 +331,16 @@ impl List {
         let mut marked = 0;
         for (i, v) in self.intervals() {
             let (Some(a), Some(b)) = (self.find(v.start), self.find(v.end)) else {
-                return Err(format!("interval {i} [{}, {}): an endpoint node is missing", v.start, v.end));
+                return Err(Reservations::KIND
+                    .invalid(format!("interval {i} [{}, {}): an endpoint node is missing", v.start, v.end)));
             };
             owners[a] += 1;
             owners[b] += 1;
             if v.start >= v.end || v.ids.is_empty() || !self.nodes[a].starts.contains(&i) {
-                return Err(format!(
+                return Err(Reservations::KIND.invalid(format!(
                     "interval {i} [{}, {}) {}: empty, or not listed at its start",
                     v.start, v.end, v.ids
-                ));
+                )));
             }
             let mut x = a;
             for &(y, level) in &v.edges {
@@ -344,18 +348,18 @@ impl List {
                     || !self.inside(y, level, v.start, v.end)
                     || !self.nodes[y].markers[level].contains(&i)
                 {
-                    return Err(format!(
+                    return Err(Reservations::KIND.invalid(format!(
                         "interval {i} [{}, {}): marker on edge from {} at level {level} breaks the chain",
                         v.start, v.end, self.nodes[y].key
-                    ));
+                    )));
                 }
                 x = self.nodes[y].next[level].expect("inside edges have an end");
             }
             if x != b {
-                return Err(format!(
+                return Err(Reservations::KIND.invalid(format!(
                     "interval {i} [{}, {}): its markers stop at {}",
                     v.start, v.end, self.nodes[x].key
-                ));
+                )));
             }
             marked += v.edges.len();
         }
@@ -364,13 +368,14 @@ impl List {
             || marked as u64 != self.marked
             || self.nodes[HEAD].markers.iter().any(|m| !m.is_empty())
         {
-            return Err(format!("{on_edges} markers on edges, the intervals record {marked}"));
+            return Err(Reservations::KIND
+                .invalid(format!("{on_edges} markers on edges, the intervals record {marked}")));
         }
         if let Some(&y) = live.iter().find(|&&y| owners[y] != self.nodes[y].owners || owners[y] == 0) {
-            return Err(format!(
+            return Err(Reservations::KIND.invalid(format!(
                 "node {}: {} endpoints counted, {} there",
                 self.nodes[y].key, self.nodes[y].owners, owners[y]
-            ));
+            )));
         }
         Ok(())
     }

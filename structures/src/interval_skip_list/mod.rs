@@ -11,11 +11,12 @@
 mod list;
 
 use std::borrow::Cow;
+use std::convert::Infallible;
 
 use list::List;
 
 use crate::shell::{Basis, Engine, Shell, Step};
-use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame, COUNTING};
+use crate::{Cost, Error, Invalid, Kind, RangeSet, Time, TimeFrame, COUNTING};
 
 /// Reservations in an interval skip list.
 pub type IntervalSkipList = Shell<Reservations>;
@@ -67,15 +68,14 @@ impl Reservations {
             true
         });
         let mut steps = vec![(s, at.full.clone())];
-        self.sweep(events, |t, _, _, busy| {
+        let Ok(()) = self.sweep(events, |t, _, _, busy| {
             let free = at.full.subtract(busy);
             match steps.last_mut() {
                 Some(last) if last.0 == t => last.1 = free,
                 _ => steps.push((t, free)),
             }
-            Ok(())
-        })
-        .expect("the visit never fails");
+            Ok::<(), Infallible>(())
+        });
         steps
     }
 
@@ -85,11 +85,11 @@ impl Reservations {
     ///
     /// # Errors
     /// The first error `visit` returns.
-    fn sweep(
+    fn sweep<E>(
         &self,
         mut events: Vec<(Time, bool, usize)>,
-        mut visit: impl FnMut(Time, bool, &list::Interval, &RangeSet) -> Result<(), String>,
-    ) -> Result<(), String> {
+        mut visit: impl FnMut(Time, bool, &list::Interval, &RangeSet) -> Result<(), E>,
+    ) -> Result<(), E> {
         events.sort_unstable_by_key(|&(t, starts, i)| (t, starts, i));
         let mut busy = RangeSet::new();
         for (t, starts, i) in events {
@@ -195,17 +195,17 @@ impl Engine for Reservations {
         self.list.nodes()
     }
 
-    fn validate(&self, at: &Basis) -> Result<(), String> {
+    fn validate(&self, at: &Basis) -> Result<(), Invalid> {
         self.list.validate()?;
         let limit = at.limit;
         let mut events = Vec::new();
         for (i, v) in self.list.intervals() {
             let aligned = v.start.is_multiple_of(at.config.slot) && v.end.is_multiple_of(at.config.slot);
             if v.end <= at.now || v.end > limit || !aligned || !v.ids.is_subset(&at.full) {
-                return Err(format!(
+                return Err(Self::KIND.invalid(format!(
                     "reservation [{}, {}) {}: past, beyond the horizon, off the slots or out of range",
                     v.start, v.end, v.ids
-                ));
+                )));
             }
             events.extend([(v.start, true, i), (v.end, false, i)]);
         }
@@ -214,15 +214,15 @@ impl Engine for Reservations {
         self.sweep(events, |t, starts, v, busy| {
             held = if starts { held + v.ids.count() } else { held - v.ids.count() };
             if held != busy.count() {
-                return Err(format!(
+                return Err(Self::KIND.invalid(format!(
                     "at {t}: reservation [{}, {}) {} overlaps another",
                     v.start, v.end, v.ids
-                ));
+                )));
             }
             Ok(())
         })?;
         if !at.now.is_multiple_of(at.config.slot) {
-            return Err(format!("now {} is not a slot boundary", at.now));
+            return Err(Self::KIND.invalid(format!("now {} is not a slot boundary", at.now)));
         }
         Ok(())
     }

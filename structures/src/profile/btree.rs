@@ -6,7 +6,7 @@ use std::collections::{btree_map, BTreeMap};
 use std::iter::Map;
 
 use super::Store;
-use crate::{Kind, RangeSet, Time};
+use crate::{Invalid, Kind, RangeSet, Time};
 
 /// Entries in a `BTreeMap`.
 #[derive(Debug, Clone)]
@@ -82,9 +82,9 @@ impl Store for BTreeStore {
         }
     }
 
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), Invalid> {
         if self.map.is_empty() {
-            return Err("the map has no entry".into());
+            return Err(Self::KIND.invalid("the map has no entry"));
         }
         Ok(())
     }

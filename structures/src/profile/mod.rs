@@ -25,7 +25,7 @@ pub use rbtree::{RbTree, Summary};
 pub use sorted_list::SortedList;
 
 use crate::shell::{Basis, Engine, Shell, Step};
-use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame};
+use crate::{Cost, Error, Invalid, Kind, RangeSet, Time, TimeFrame};
 
 /// The red-black tree threaded by a doubly linked list: the rbtree-availability-profile
 /// structure.
@@ -92,8 +92,8 @@ pub trait Store: Sized {
     /// Checks the container's own invariants (tree shape, links, sizes).
     ///
     /// # Errors
-    /// A message naming the first broken invariant.
-    fn validate(&self) -> Result<(), String>;
+    /// [`Invalid`] naming [`KIND`](Store::KIND) and the first broken invariant.
+    fn validate(&self) -> Result<(), Invalid>;
 }
 
 /// The engine of an availability profile over the container `S`.
@@ -163,34 +163,38 @@ impl<S: Store> Engine for Profile<S> {
         self.store.count()
     }
 
-    fn validate(&self, at: &Basis) -> Result<(), String> {
+    fn validate(&self, at: &Basis) -> Result<(), Invalid> {
         self.store.validate()?;
         let entries: Vec<_> = self.store.iter_from(at.now, &mut 0).collect();
         match entries.first() {
             Some(&(t, _)) if t == at.now => {}
-            first => return Err(format!("first entry {first:?} is not at now = {}", at.now)),
+            first => {
+                return Err(Self::KIND.invalid(format!("first entry {first:?} is not at now = {}", at.now)))
+            }
         }
         if entries.len() != self.store.count() {
-            return Err(format!(
+            return Err(Self::KIND.invalid(format!(
                 "walking from now reaches {} entries, the store holds {}",
                 entries.len(),
                 self.store.count()
-            ));
+            )));
         }
         for pair in entries.windows(2) {
             let ((t0, f0), (t1, f1)) = (pair[0], pair[1]);
             if t0 >= t1 {
-                return Err(format!("entries out of order: {t0} then {t1}"));
+                return Err(Self::KIND.invalid(format!("entries out of order: {t0} then {t1}")));
             }
             if f0 == f1 {
-                return Err(format!("entries at {t0} and {t1} hold the same free set {f0}"));
+                return Err(
+                    Self::KIND.invalid(format!("entries at {t0} and {t1} hold the same free set {f0}"))
+                );
             }
             if t1 % at.config.slot != 0 {
-                return Err(format!("entry {t1} is not on a slot boundary"));
+                return Err(Self::KIND.invalid(format!("entry {t1} is not on a slot boundary")));
             }
         }
         if let Some((t, f)) = entries.iter().find(|(_, f)| !f.is_subset(&at.full)) {
-            return Err(format!("entry {t} holds ids beyond the capacity: {f}"));
+            return Err(Self::KIND.invalid(format!("entry {t} holds ids beyond the capacity: {f}")));
         }
         Ok(())
     }

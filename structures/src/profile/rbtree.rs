@@ -8,7 +8,7 @@
 use std::fmt;
 
 use super::Store;
-use crate::{Kind, RangeSet, Time};
+use crate::{Invalid, Kind, RangeSet, Time};
 
 /// What a node keeps about its subtree besides its size (CLRS 14.2's augmentation).
 pub trait Summary: Copy + Default + PartialEq + fmt::Debug {
@@ -390,32 +390,33 @@ impl<S: Summary> RbTree<S> {
 
     /// Checks the subtree at `x`: colours, parents, key bounds and sizes; returns its
     /// black height.
-    fn check_subtree(&self, x: u32, lo: Option<Time>, hi: Option<Time>) -> Result<u32, String> {
+    fn check_subtree(&self, x: u32, lo: Option<Time>, hi: Option<Time>) -> Result<u32, Invalid> {
         if x == NIL {
             return Ok(1);
         }
         let node = self.n(x);
         if lo.is_some_and(|lo| node.key <= lo) || hi.is_some_and(|hi| node.key >= hi) {
-            return Err(format!("key {} breaks the search order", node.key));
+            return Err(S::KIND.invalid(format!("key {} breaks the search order", node.key)));
         }
         for child in [node.left, node.right] {
             if child != NIL && self.n(child).parent != x {
-                return Err(format!("child of {} does not point back to it", node.key));
+                return Err(S::KIND.invalid(format!("child of {} does not point back to it", node.key)));
             }
             if node.red && self.is_red(child) {
-                return Err(format!("red node {} has a red child", node.key));
+                return Err(S::KIND.invalid(format!("red node {} has a red child", node.key)));
             }
         }
         let lh = self.check_subtree(node.left, lo, Some(node.key))?;
         let rh = self.check_subtree(node.right, Some(node.key), hi)?;
         if lh != rh {
-            return Err(format!("black heights differ under {}: {lh} and {rh}", node.key));
+            return Err(S::KIND.invalid(format!("black heights differ under {}: {lh} and {rh}", node.key)));
         }
         if node.size != self.n(node.left).size + self.n(node.right).size + 1 {
-            return Err(format!("subtree size of {} is wrong", node.key));
+            return Err(S::KIND.invalid(format!("subtree size of {} is wrong", node.key)));
         }
         if node.own != S::own(&node.free) || node.sub != self.joined(x) {
-            return Err(format!("the summary of {} is stale: {:?} of {:?}", node.key, node.sub, node.own));
+            return Err(S::KIND
+                .invalid(format!("the summary of {} is stale: {:?} of {:?}", node.key, node.sub, node.own)));
         }
         Ok(lh + u32::from(!node.red))
     }
@@ -560,33 +561,35 @@ impl<S: Summary> Store for RbTree<S> {
         }
     }
 
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), Invalid> {
         let nil = self.n(NIL);
         if nil.red || nil.size != 0 || nil.left != NIL || nil.right != NIL {
-            return Err("the sentinel was modified".into());
+            return Err(S::KIND.invalid("the sentinel was modified"));
         }
         if self.root == NIL || self.n(self.root).parent != NIL || self.is_red(self.root) {
-            return Err("the root is missing, has a parent, or is red".into());
+            return Err(S::KIND.invalid("the root is missing, has a parent, or is red"));
         }
         self.check_subtree(self.root, None, None)?;
         let mut order = Vec::new();
         self.in_order(self.root, &mut order);
         if order.len() + 1 != self.nodes.len() {
-            return Err("the arena holds nodes that are not in the tree".into());
+            return Err(S::KIND.invalid("the arena holds nodes that are not in the tree"));
         }
         let (mut at, mut prev) = (self.head, NIL);
         for &x in &order {
             if at != x {
-                return Err(format!("list order differs from tree order at key {}", self.n(x).key));
+                return Err(
+                    S::KIND.invalid(format!("list order differs from tree order at key {}", self.n(x).key))
+                );
             }
             if self.n(x).prev != prev {
-                return Err(format!("prev link of key {} is wrong", self.n(x).key));
+                return Err(S::KIND.invalid(format!("prev link of key {} is wrong", self.n(x).key)));
             }
             prev = x;
             at = self.n(x).next;
         }
         if at != NIL {
-            return Err("the list runs past the last tree node".into());
+            return Err(S::KIND.invalid("the list runs past the last tree node"));
         }
         Ok(())
     }

@@ -6,7 +6,7 @@ use std::iter::Map;
 use std::slice;
 
 use super::Store;
-use crate::{Kind, RangeSet, Time};
+use crate::{Invalid, Kind, RangeSet, Time};
 
 /// Entries in a sorted sequence, searched from the head.
 #[derive(Debug, Clone)]
@@ -89,12 +89,12 @@ impl Store for SortedList {
         self.entries[0].0 = t;
     }
 
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), Invalid> {
         if self.entries.is_empty() {
-            return Err("the list has no entry".into());
+            return Err(Self::KIND.invalid("the list has no entry"));
         }
         match self.entries.windows(2).find(|w| w[0].0 >= w[1].0) {
-            Some(w) => Err(format!("list keys out of order: {} then {}", w[0].0, w[1].0)),
+            Some(w) => Err(Self::KIND.invalid(format!("list keys out of order: {} then {}", w[0].0, w[1].0))),
             None => Ok(()),
         }
     }

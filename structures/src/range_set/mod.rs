@@ -152,11 +152,17 @@ impl RangeSet {
         }
     }
 
+    /// A copy of `self` changed in place by `op` with `other`: the by-value form of each
+    /// `*_with` operation.
+    fn changed(&self, other: &Self, op: impl FnOnce(&mut Self, &Self)) -> Self {
+        let mut out = self.clone();
+        op(&mut out, other);
+        out
+    }
+
     /// The ids in both sets.
     pub fn intersect(&self, other: &Self) -> Self {
-        let mut out = self.clone();
-        out.intersect_with(other);
-        out
+        self.changed(other, Self::intersect_with)
     }
 
     /// Keeps only the ids also in `other`; no allocation when `self` is inline.
@@ -179,9 +185,7 @@ impl RangeSet {
 
     /// The ids in `self` but not in `other`.
     pub fn subtract(&self, other: &Self) -> Self {
-        let mut out = self.clone();
-        out.subtract_with(other);
-        out
+        self.changed(other, Self::subtract_with)
     }
 
     /// Drops the ids in `other`; no allocation when `self` is inline.
@@ -199,9 +203,7 @@ impl RangeSet {
 
     /// The ids in either set.
     pub fn union(&self, other: &Self) -> Self {
-        let mut out = self.clone();
-        out.union_with(other);
-        out
+        self.changed(other, Self::union_with)
     }
 
     /// Adds the ids in `other`; no allocation when both are inline.

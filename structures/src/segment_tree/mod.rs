@@ -19,7 +19,7 @@ use node::Tag;
 use tree::Tree;
 
 use crate::shell::{changes, Basis, Engine, Shell, Step};
-use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame, COUNTING};
+use crate::{Cost, Error, Invalid, Kind, RangeSet, Time, TimeFrame, COUNTING};
 
 /// Nodes a range query enters per level, at most.
 const FOLD_PER_LEVEL: u64 = 4;
@@ -206,13 +206,15 @@ impl Engine for SlotTree {
         2 * self.q - 1
     }
 
-    fn validate(&self, at: &Basis) -> Result<(), String> {
+    fn validate(&self, at: &Basis) -> Result<(), Invalid> {
         if Some(self.q as u64 * at.config.slot) != at.config.horizon || self.first >= self.q {
-            return Err(format!(
+            return Err(Self::KIND.invalid(format!(
                 "{} slots from position {} at time {}, for horizon {:?} and slot {}",
                 self.q, self.first, at.now, at.config.horizon, at.config.slot
-            ));
+            )));
         }
-        self.tree.validate(&at.full).map_err(|e| format!("ring position {} holds now: {e}", self.first))
+        self.tree
+            .validate(&at.full)
+            .map_err(|e| e.within(format_args!("ring position {} holds now", self.first)))
     }
 }

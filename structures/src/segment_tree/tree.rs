@@ -6,7 +6,9 @@
 //! tags pending above a node down with them instead.
 
 use super::node::{below, Agg, Node, Tag};
-use crate::RangeSet;
+use super::SlotTree;
+use crate::shell::Engine;
+use crate::{Invalid, RangeSet};
 
 /// A node's position and the physical slots it covers.
 #[derive(Clone, Copy)]
@@ -104,32 +106,7 @@ impl Tree {
     /// minimum is at least `n`; counts the nodes entered (at most 6 a level: the range's
     /// 4, and 2 for the one descent inside the range that finds the slot).
     pub(super) fn last_below(&self, a: usize, b: usize, n: u64, visited: &mut u64) -> Option<usize> {
-        self.last_below_at(self.root(), a, b, None, n, visited)
-    }
-
-    fn last_below_at(
-        &self,
-        at: At,
-        a: usize,
-        b: usize,
-        pending: Option<&Tag>,
-        n: u64,
-        visited: &mut u64,
-    ) -> Option<usize> {
-        *visited += 1;
-        let node = &self.nodes[at.node];
-        if node.agg.seen(pending).min >= n {
-            return None;
-        }
-        if at.leaf() {
-            return Some(at.lo);
-        }
-        let pending = below(pending, node.tag.as_ref());
-        let (left, right) = at.children();
-        [right, left]
-            .into_iter()
-            .filter(|child| child.meets(a, b))
-            .find_map(|child| self.last_below_at(child, a, b, pending.as_deref(), n, visited))
+        self.find_at::<true>(self.root(), a, b, None, &|_, seen| seen.min >= n, visited)
     }
 
     /// The first slot of `[a, b)` whose free set is not `set`, skipping every subtree
@@ -143,22 +120,25 @@ impl Tree {
         set: &RangeSet,
         visited: &mut u64,
     ) -> Option<usize> {
-        self.first_unlike_at(self.root(), a, b, None, set, visited)
+        let alike = |at: At, seen: &Agg| at.within(a, b) && seen.all == *set && seen.any == *set;
+        self.find_at::<false>(self.root(), a, b, None, &alike, visited)
     }
 
-    fn first_unlike_at(
+    /// The slot of `[a, b)` nearest its start (or its end, when `LAST`) under no subtree
+    /// that `skip(at, aggregate)` passes over; counts the nodes entered. One walk serves
+    /// both searches; the order is a const parameter so that each is compiled with it fixed.
+    fn find_at<const LAST: bool>(
         &self,
         at: At,
         a: usize,
         b: usize,
         pending: Option<&Tag>,
-        set: &RangeSet,
+        skip: &impl Fn(At, &Agg) -> bool,
         visited: &mut u64,
     ) -> Option<usize> {
         *visited += 1;
         let node = &self.nodes[at.node];
-        let seen = node.agg.seen(pending);
-        if at.within(a, b) && seen.all == *set && seen.any == *set {
+        if skip(at, &node.agg.seen(pending)) {
             return None;
         }
         if at.leaf() {
@@ -166,10 +146,11 @@ impl Tree {
         }
         let pending = below(pending, node.tag.as_ref());
         let (left, right) = at.children();
-        [left, right]
+        let order = if LAST { [right, left] } else { [left, right] };
+        order
             .into_iter()
             .filter(|child| child.meets(a, b))
-            .find_map(|child| self.first_unlike_at(child, a, b, pending.as_deref(), set, visited))
+            .find_map(|child| self.find_at::<LAST>(child, a, b, pending.as_deref(), skip, visited))
     }
 
     /// Applies `tag` to the slots `[a, b)`.
@@ -231,19 +212,21 @@ impl Tree {
     ///
     /// # Errors
     /// The physical slots of the first node whose aggregate is wrong.
-    pub(super) fn validate(&self, full: &RangeSet) -> Result<(), String> {
+    pub(super) fn validate(&self, full: &RangeSet) -> Result<(), Invalid> {
         self.validate_at(self.root(), None, full).map(|_| ())
     }
 
-    fn validate_at(&self, at: At, pending: Option<&Tag>, full: &RangeSet) -> Result<Agg, String> {
+    fn validate_at(&self, at: At, pending: Option<&Tag>, full: &RangeSet) -> Result<Agg, Invalid> {
         let node = &self.nodes[at.node];
         let seen = node.agg.seen(pending).into_owned();
         if at.leaf() {
             if node.tag.is_some() {
-                return Err(format!("leaf {} holds a tag", at.lo));
+                return Err(SlotTree::KIND.invalid(format!("leaf {} holds a tag", at.lo)));
             }
             if seen.min != seen.all.count() || seen.all != seen.any || !seen.all.is_subset(full) {
-                return Err(format!("leaf {} holds {seen:?}, not one slot's free set", at.lo));
+                return Err(
+                    SlotTree::KIND.invalid(format!("leaf {} holds {seen:?}, not one slot's free set", at.lo))
+                );
             }
             return Ok(seen);
         }
@@ -255,10 +238,10 @@ impl Tree {
             full,
         )?);
         if joined != seen {
-            return Err(format!(
+            return Err(SlotTree::KIND.invalid(format!(
                 "node over slots [{}, {}) holds {seen:?}, its children make {joined:?}",
                 at.lo, at.hi
-            ));
+            )));
         }
         Ok(seen)
     }

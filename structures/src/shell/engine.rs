@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use crate::{Cost, Error, Kind, RangeSet, Time, TimeFrame};
+use crate::{Cost, Error, Invalid, Kind, RangeSet, Time, TimeFrame};
 
 use super::Basis;
 
@@ -76,6 +76,6 @@ pub trait Engine: Sized {
     /// Checks every internal invariant.
     ///
     /// # Errors
-    /// A message naming the first broken invariant and where.
-    fn validate(&self, at: &Basis) -> Result<(), String>;
+    /// [`Invalid`] naming [`KIND`](Engine::KIND) and the first broken invariant and where.
+    fn validate(&self, at: &Basis) -> Result<(), Invalid>;
 }

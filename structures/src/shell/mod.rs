@@ -13,8 +13,8 @@ pub(crate) use engine::changes;
 pub use engine::{Engine, Step};
 
 use crate::{
-    check_count, check_set, sweep, AvailabilityIndex, Config, Cost, Error, RangeSet, Time, TimeFrame,
-    COUNTING,
+    check_count, check_set, sweep, AvailabilityIndex, Config, Cost, Error, Invalid, RangeSet, Time,
+    TimeFrame, COUNTING,
 };
 
 /// What every engine call is relative to: the capacity, the configuration, the present
@@ -239,13 +239,16 @@ impl<E: Engine> AvailabilityIndex for Shell<E> {
         self.cost.get()
     }
 
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), Invalid> {
         let at = &self.basis;
         if !at.now.is_multiple_of(at.config.slot) || at.limit != at.config.limit(at.now) {
-            return Err(format!("now {} is off a slot boundary, or the limit {} is stale", at.now, at.limit));
+            return Err(E::KIND.invalid(format!(
+                "now {} is off a slot boundary, or the limit {} is stale",
+                at.now, at.limit
+            )));
         }
         if at.full != RangeSet::full(at.capacity) {
-            return Err(format!("the full set {} is not 0..{}", at.full, at.capacity));
+            return Err(E::KIND.invalid(format!("the full set {} is not 0..{}", at.full, at.capacity)));
         }
         self.engine.validate(at)
     }

@@ -1,12 +1,11 @@
-//! The performance report (`src/report/bench.rs`, `src/report/before_after.rs`): ratios,
-//! growth exponents, memory, the runs before and after, and the README summary it rewrites.
+//! `src/report/bench.rs`: the performance report's ratios, growth exponents, memory, the
+//! runs before and after, and the README summary it rewrites.
 
 use std::fs;
 
 use reporting::report::bench::{render, rewrite_readme, README_BEGIN, README_END};
 
-#[path = "support/bench_files.rs"]
-mod bench_files;
+use super::bench_files;
 
 #[test]
 fn the_report_shows_ratios_exponents_and_the_machine() {

@@ -1,4 +1,19 @@
-//! `resbench report` (`src/report/`): the Markdown and HTML pages and their plots.
+//! Tests of `src/report/`, one module per source file, in one test binary. This file
+//! holds those of `src/report/mod.rs`: `resbench report`'s Markdown and HTML pages and
+//! their plots, and the published reports.
+
+mod before_after;
+mod bench;
+mod coalloc;
+mod coreserve;
+mod doc;
+mod plots;
+mod policies;
+mod rspb;
+mod sets;
+
+#[path = "../support/bench_files.rs"]
+mod bench_files;
 
 use std::fs;
 
@@ -120,4 +135,62 @@ fn every_published_report_states_every_structure_s_unit_and_theory() {
         }
     }
     assert!(pages >= 7, "only {pages} published reports found");
+}
+
+/// A fresh folder for one test's report.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("resbench-report-test-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The SVG file at `path`, checked to be well-formed as far as a report relies on: one
+/// `<svg>` element of `width` by `height`, every `<` closed by a `>`, and every `&`
+/// beginning an entity (so text such as a title is escaped).
+fn svg(path: &std::path::Path, (width, height): (u32, u32)) -> String {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let name = path.display();
+    assert!(text.starts_with(&format!("<svg width=\"{width}\" height=\"{height}\"")), "{name}: {text:.200}");
+    assert!(text.trim_end().ends_with("</svg>") && text.matches("<svg").count() == 1, "{name}");
+    assert_eq!(text.matches('<').count(), text.matches('>').count(), "{name}");
+    for (at, _) in text.match_indices('&') {
+        let entity =
+            ["&amp;", "&lt;", "&gt;", "&quot;", "&apos;", "&#"].iter().any(|e| text[at..].starts_with(e));
+        assert!(entity, "{name}: a bare & at {at}: {:.40}", &text[at..]);
+    }
+    text
+}
+
+/// A counted benchmark result of `per_call` ns per call (10 calls).
+fn result(
+    structure: &str,
+    operation: &str,
+    state: &str,
+    per_call: f64,
+) -> reporting::bench_file::BenchResult {
+    reporting::bench_file::BenchResult {
+        structure: structure.into(),
+        operation: operation.into(),
+        counted: true,
+        state: state.into(),
+        size: 100,
+        calls: 10,
+        median_ns: 10.0 * per_call,
+        low_ns: 9.0 * per_call,
+        high_ns: 11.0 * per_call,
+        mad_ns: 1.0,
+        instructions: None,
+        visited: None,
+        worst: None,
+    }
+}
+
+/// The lines of `md`'s section under the heading `heading`, up to the next heading of
+/// its level or above.
+fn section<'a>(md: &'a str, heading: &str) -> Vec<&'a str> {
+    let mut lines = md.lines().skip_while(|l| *l != heading);
+    assert!(lines.next().is_some(), "no {heading:?} in\n{md}");
+    let level = heading.split(' ').next().unwrap();
+    lines.take_while(|l| !(l.starts_with('#') && l.split(' ').next().unwrap().len() <= level.len())).collect()
 }

@@ -1,10 +1,19 @@
-//! The replay: schedules worked by hand (plan-only, with completions, with compression,
-//! with advance reservations), and verified prefixes of the bundled trace on every
-//! structure with identical schedules.
+//! Tests of `src/replay/`, one module per source file, in one test binary. This file
+//! holds those of `src/replay/mod.rs`: schedules worked by hand (plan-only, with
+//! completions, with compression), verified prefixes of the bundled trace on every
+//! structure with identical schedules, and the index `replay_on` hands back.
+
+mod ar;
+mod metrics;
+mod sim;
+mod summary;
+
+#[path = "../support/spy.rs"]
+mod spy;
 
 use oracle::OpKind;
 use scheduling::replay::{
-    horizon_for, plan_reservations, replay, Mode, Options, ReplayConfig, Run, Silent, AR_WINDOW,
+    final_state, horizon_for, replay, replay_on, Mode, Options, ReplayConfig, Run, Silent,
 };
 use structures::{Config, Kind, RangeSet};
 use traces::swf;
@@ -13,6 +22,10 @@ use traces::{BUNDLED_NAME, BUNDLED_TRACE};
 
 fn job(id: i64, submit: u64, n: u32, duration: u64, runtime: u64) -> Request {
     Request { id, submit, n, duration, runtime, recorded_wait: None }
+}
+
+fn load(capacity: u32, requests: Vec<Request>) -> Workload {
+    Workload { capacity, requests, skipped: Default::default() }
 }
 
 fn run(kind: Kind, load: &Workload, options: Options) -> Run {
@@ -26,6 +39,24 @@ fn placed(run: &Run) -> Vec<(i64, u64, u64, RangeSet)> {
 
 fn continuous() -> impl Iterator<Item = Kind> {
     Kind::ALL.iter().copied().filter(|k| !k.needs_horizon())
+}
+
+/// The horizon `load` needs under `options`, with slot 1, as `resbench replay` computes it.
+fn needed(load: &Workload, options: &Options) -> Config {
+    Config { slot: 1, horizon: Some(horizon_for(load, 1, options).unwrap()) }
+}
+
+/// Replays `load` under `config` and `options` on every structure beside the oracle;
+/// they must decide alike (schedule, unplaced jobs, the policy's counts, reservations,
+/// and the ops made). Returns the reference structure's run.
+fn on_every(load: &Workload, config: Config, options: Options) -> Run {
+    let setup = ReplayConfig { config, options, verify: true };
+    let runs: Vec<Run> = Kind::ALL.iter().map(|&k| replay(k, load, &setup, &mut Silent).unwrap()).collect();
+    for r in &runs[1..] {
+        let what = |r: &Run| (r.schedule.clone(), r.unplaced, r.counts.clone(), r.ar.clone(), r.ops.clone());
+        assert_eq!(what(r), what(&runs[0]), "{} and {} differ", r.structure, runs[0].structure);
+    }
+    runs.into_iter().next().unwrap()
 }
 
 #[test]
@@ -75,37 +106,6 @@ fn an_early_end_releases_its_tail_and_compression_moves_the_queue_up() {
     }
 }
 
-#[test]
-fn advance_reservations_are_admitted_at_their_start_or_offered_options() {
-    let requests: Vec<_> = (0..40).map(|k| job(k + 1, 10 * k as u64, 3, 5_000, 5_000)).collect();
-    let load = Workload { capacity: 4, requests, skipped: Default::default() };
-    let options = Options { ar_fraction: 1.0, seed: 7, ..Options::default() };
-    let plan = plan_reservations(load.requests.iter().map(|r| r.submit), 1.0, 7);
-    for kind in continuous() {
-        let run = run(kind, &load, options);
-        assert_eq!(run.ar.requested, 40);
-        assert_eq!(run.ar.admitted as usize + run.ar.offered.len(), 40);
-        assert!(run.ar.admitted >= 1 && !run.ar.offered.is_empty(), "{:?}", run.ar);
-        for p in &run.schedule {
-            let asked = plan[(p.id - 1) as usize].unwrap().start;
-            assert!(p.reserved && p.start == asked, "{p:?} asked for {asked}");
-        }
-    }
-}
-
-#[test]
-fn the_reservation_plan_is_seeded_and_within_three_hours() {
-    let submits = || (0..10_000).map(|k| k * 100);
-    let plan = plan_reservations(submits(), 0.3, 42);
-    assert_eq!(plan, plan_reservations(submits(), 0.3, 42));
-    assert_ne!(plan, plan_reservations(submits(), 0.3, 43));
-    let chosen: Vec<_> =
-        plan.iter().zip(submits()).filter_map(|(r, s)| Some(r.as_ref()?.start - s)).collect();
-    assert!((2_800..3_200).contains(&chosen.len()), "{} of 10000", chosen.len());
-    assert!(chosen.iter().all(|&offset| offset <= AR_WINDOW));
-    assert!(plan_reservations(submits(), 0.0, 42).iter().all(Option::is_none));
-}
-
 /// Every structure, verified against the oracle, on a prefix of the bundled trace with
 /// slot width `slot` and the horizon the trace needs: identical schedules, none unplaced.
 fn verified_prefix(slot: u64, options: Options) {
@@ -136,4 +136,25 @@ fn continuous_structures_need_no_horizon() {
     assert!(runs.len() >= 4 && runs.iter().all(|r| r.schedule == runs[0].schedule && r.unplaced == 0));
     assert!(runs[0].ops.get(&OpKind::Release).is_some_and(|&n| n > 1000));
     assert!(!runs[0].sizes.is_empty());
+}
+
+#[test]
+fn replay_on_hands_back_the_index_as_the_replay_left_it() {
+    // The plan-only case above: A holds all 4 ids over [0, 10), B ids 0-1 over [10, 15),
+    // C ids 0-2 over [15, 18); the last event is C's arrival at 6.
+    let load = load(4, vec![job(1, 0, 4, 10, 1), job(2, 5, 2, 5, 1), job(3, 6, 3, 3, 1)]);
+    let options = Options { mode: Mode::PlanOnly, ..Options::default() };
+    let config = needed(&load, &options);
+    let (now, frames) = final_state(&load, config, &options).unwrap();
+    assert_eq!(now, 6);
+    for &kind in Kind::ALL {
+        let index = kind.build(load.capacity, config).unwrap();
+        let index = replay_on(index, &load, &options).unwrap();
+        assert_eq!(index.now(), 6, "{kind}");
+        assert_eq!(index.check(10, 15, 2).unwrap(), Some(RangeSet::from_range(2, 4)), "{kind}");
+        assert_eq!(index.check(10, 15, 3).unwrap(), None, "{kind}");
+        assert_eq!(index.check(15, 18, 1).unwrap(), Some(RangeSet::from_range(3, 4)), "{kind}");
+        // `final_state` is the same state, read off the reference structure.
+        assert_eq!(index.free_frames(now, config.limit(now)).unwrap(), frames, "{kind}");
+    }
 }

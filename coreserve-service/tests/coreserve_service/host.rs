@@ -1,0 +1,157 @@
+//! The host (`src/host.rs`), driven through `Running::call` with a probe machine: a
+//! message to a node hosted here is delivered in process, one to a node with no known
+//! address is dropped and counted, timers fire when due unless cancelled or replaced, a
+//! post teaches the sender's and its peers' addresses, a post for another node or after
+//! a store failure is refused and changes nothing.
+
+use std::time::Duration;
+
+use coreserve::durable::{Input, Output, StoreError, TimerId};
+use coreserve::proto::{Envelope, Msg, NodeId};
+use coreserve_service::client::wait_until;
+use coreserve_service::host::Counts;
+use coreserve_service::wire::{ErrorBody, Post};
+
+use super::{env, nothing, probe, silent, Script};
+
+/// Node 1 forwards every message to the node named by its `req`; other nodes answer
+/// nothing.
+fn forwarder() -> Script {
+    Box::new(|node: NodeId, input: &Input| {
+        Ok(match input {
+            Input::Msg(Envelope { msg: Msg::Release { req, .. }, .. }) if node == 1 => {
+                vec![Output::Send(env(1, *req as NodeId, nothing(0)))]
+            }
+            _ => Vec::new(),
+        })
+    })
+}
+
+fn steps(log: &[(NodeId, Input)]) -> Vec<(NodeId, Option<NodeId>)> {
+    log.iter().map(|(n, i)| (*n, if let Input::Msg(e) = i { Some(e.from) } else { None })).collect()
+}
+
+#[test]
+fn a_message_to_a_node_hosted_here_is_delivered_in_process_and_one_to_nowhere_is_dropped() {
+    let p = probe(&[1, 2], Vec::new(), forwarder);
+    let (log, counts) = p
+        .call(|h| {
+            h.deliver(1, Input::Msg(env(9, 1, nothing(2)))).unwrap();
+            h.deliver(1, Input::Msg(env(9, 1, nothing(7)))).unwrap();
+            (h.machine.log.clone(), h.counts())
+        })
+        .unwrap();
+    // Node 2 was stepped with node 1's message; node 7 has no address.
+    assert_eq!(steps(&log), vec![(1, Some(9)), (2, Some(1)), (1, Some(9))]);
+    assert_eq!(counts, Counts { received: 0, sent: 2, dropped: 1 });
+}
+
+#[test]
+fn timers_fire_when_due_unless_cancelled_or_replaced() {
+    let p = probe(&[1], Vec::new(), || {
+        Box::new(|_: NodeId, input: &Input| {
+            Ok(match input {
+                Input::Msg(_) => vec![
+                    Output::SetTimer { id: TimerId::Retry(1), at: 0 },
+                    Output::SetTimer { id: TimerId::Retry(2), at: u64::MAX },
+                    Output::SetTimer { id: TimerId::Retry(3), at: 0 },
+                    Output::CancelTimer(TimerId::Retry(3)),
+                    Output::SetTimer { id: TimerId::Retry(4), at: 0 },
+                    Output::SetTimer { id: TimerId::Retry(4), at: u64::MAX },
+                ],
+                Input::Timer(_) => Vec::new(),
+            })
+        })
+    });
+    p.call(|h| h.deliver(1, Input::Msg(env(9, 1, nothing(1))))).unwrap().unwrap();
+    let fired =
+        || p.call(|h| h.machine.log.iter().skip(1).map(|(_, i)| i.clone()).collect::<Vec<_>>()).unwrap();
+    assert!(wait_until(Duration::from_secs(2), || !fired().is_empty()), "the due timer never fired");
+    // The driver ticks every 2 ms: give the others time to (wrongly) fire.
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(fired(), vec![Input::Timer(TimerId::Retry(1))]);
+}
+
+#[test]
+fn a_post_teaches_its_senders_address_and_its_peers() {
+    // Node 8 lives on another host; node 1 answers whoever wrote to it.
+    let other = probe(&[8], Vec::new(), silent);
+    let here = probe(&[1], Vec::new(), || {
+        Box::new(|_: NodeId, input: &Input| {
+            Ok(match input {
+                Input::Msg(e) => {
+                    vec![Output::Send(env(1, e.from, nothing(0))), Output::Send(env(1, 3, nothing(0)))]
+                }
+                Input::Timer(_) => Vec::new(),
+            })
+        })
+    });
+    let post = Post {
+        reply_to: other.addr.to_string(),
+        peers: vec![(3, other.addr.to_string())],
+        env: env(8, 1, nothing(5)),
+    };
+    let (learned, counts) = here
+        .call(move |h| {
+            h.accept(post).unwrap();
+            (h.machine.learned.clone(), h.counts())
+        })
+        .unwrap();
+    assert_eq!(learned, vec![vec![(3, other.addr.to_string())]]);
+    assert_eq!(counts, Counts { received: 1, sent: 2, dropped: 0 }, "both answers had an address");
+    // The answer to node 8 reached the other host over HTTP (the one to node 3 was
+    // refused there: it hosts only 8).
+    let reached = || other.call(|h| steps(&h.machine.log)).unwrap() == vec![(8, Some(1))];
+    assert!(wait_until(Duration::from_secs(3), reached), "node 8 never heard from node 1");
+}
+
+#[test]
+fn a_post_for_another_node_is_refused_and_teaches_nothing() {
+    let p = probe(&[1], Vec::new(), forwarder);
+    let post = Post {
+        reply_to: "127.0.0.1:9".to_owned(),
+        peers: vec![(4, "127.0.0.1:9".to_owned())],
+        env: env(8, 5, nothing(8)),
+    };
+    let (refusal, learned, log, counts) = p
+        .call(move |h| {
+            let refusal = h.accept(post);
+            // Had the post taught node 8's address, this would be posted, not dropped.
+            h.deliver(1, Input::Msg(env(9, 1, nothing(8)))).unwrap();
+            (refusal, h.machine.learned.clone(), h.machine.log.len(), h.counts())
+        })
+        .unwrap();
+    assert_eq!(refusal, Err(ErrorBody::new("wrong_node", "node 5 is not served here")));
+    assert!(learned.is_empty());
+    assert_eq!(log, 1, "only the direct delivery stepped");
+    assert_eq!(counts, Counts { received: 0, sent: 1, dropped: 1 });
+}
+
+#[test]
+fn after_a_store_failure_the_host_refuses_everything_and_steps_nothing() {
+    let p = probe(&[1], Vec::new(), || {
+        Box::new(|_: NodeId, input: &Input| match input {
+            Input::Msg(Envelope { msg: Msg::Release { req: 666, .. }, .. }) => {
+                Err(StoreError("disk full".to_owned()))
+            }
+            _ => Ok(vec![Output::Send(env(1, 2, nothing(0)))]),
+        })
+    });
+    let post = Post { reply_to: "127.0.0.1:9".to_owned(), peers: vec![], env: env(8, 1, nothing(1)) };
+    let seen = p
+        .call(move |h| {
+            h.deliver(1, Input::Msg(env(9, 1, nothing(1)))).unwrap();
+            let failed = h.deliver(1, Input::Msg(env(9, 1, nothing(666))));
+            let again = h.deliver(1, Input::Msg(env(9, 1, nothing(1))));
+            let refused = h.accept(post);
+            (failed, again, refused, h.failed().map(str::to_owned), h.machine.log.len(), h.counts())
+        })
+        .unwrap();
+    let (failed, again, refused, why, log, counts) = seen;
+    assert_eq!(failed, Err(StoreError("disk full".to_owned())));
+    assert_eq!(again, Err(StoreError("disk full".to_owned())));
+    assert_eq!(refused, Err(ErrorBody::new("unavailable", "store: disk full")));
+    assert_eq!(why.as_deref(), Some("disk full"));
+    assert_eq!(log, 1, "only the step before the failure");
+    assert_eq!((counts.sent, counts.dropped), (1, 1), "nothing sent after the failure");
+}

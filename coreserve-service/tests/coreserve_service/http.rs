@@ -1,0 +1,91 @@
+//! A node's HTTP face (`src/http.rs`, private: reached through an in-process manager):
+//! a bad post gets a 4xx JSON error naming what was wrong and changes nothing, a good
+//! one is accepted, status and state answer JSON, and other routes are refused.
+
+use coreserve_service::limits::MAX_BODY;
+use coreserve_service::wire::{Post, Snapshot, Status};
+use serde_json::json;
+
+use super::{dead_addr, env, get, manager, nothing, post, probe, silent, Scratch};
+
+/// A manager's status and snapshot, its clock left out.
+fn observed(addr: &str) -> (Status, Snapshot) {
+    let (code, status) = get(addr, "/v1/status");
+    assert_eq!(code, 200, "{status}");
+    let (code, state) = get(addr, "/v1/state");
+    assert_eq!(code, 200, "{state}");
+    let status: Status = serde_json::from_str(&status).unwrap();
+    let state: Snapshot = serde_json::from_str(&state).unwrap();
+    (Status { now: 0, ..status }, Snapshot { now: 0, ..state })
+}
+
+#[test]
+fn a_bad_post_gets_a_4xx_error_naming_what_was_wrong_and_changes_nothing() {
+    let dir = Scratch::new("http-bad");
+    let m = manager(0, dir.path());
+    let addr = m.addr.to_string();
+    let before = observed(&addr);
+    assert_eq!((before.0.id, before.0.epoch, before.0.received), (0, 1, 0));
+    let good = |to| Post { reply_to: dead_addr(), peers: vec![], env: env(50, to, nothing(1)) };
+    let too_many: Vec<(u32, &str)> = (0..65).map(|i| (i, "127.0.0.1:1")).collect();
+    let cases: Vec<(Vec<u8>, u16, &str, String)> = vec![
+        (b"{not json".to_vec(), 400, "malformed", "key must be a string".to_owned()),
+        (vec![b' '; MAX_BODY + 1], 413, "too_large", format!("body over {MAX_BODY} bytes")),
+        (serde_json::to_vec(&good(9)).unwrap(), 400, "wrong_node", "node 9 is not served here".to_owned()),
+        (
+            serde_json::to_vec(&json!({"reply_to": "127.0.0.1:1", "peers": too_many, "env": good(0).env}))
+                .unwrap(),
+            400,
+            "malformed",
+            "at most 64 peers".to_owned(),
+        ),
+        (
+            serde_json::to_vec(&json!({"reply_to": "127.0.0.1:1", "env": good(0).env, "sig": "x"})).unwrap(),
+            400,
+            "malformed",
+            "unknown field `sig`".to_owned(),
+        ),
+    ];
+    for (bytes, status, kind, why) in cases {
+        let (code, answer) = post(&addr, &bytes);
+        assert_eq!((code, answer["error"]["kind"].as_str()), (status, Some(kind)), "{answer}");
+        let detail = answer["error"]["detail"].as_str().unwrap_or_default();
+        assert!(detail.contains(&why), "{detail} does not say {why}");
+    }
+    assert_eq!(observed(&addr), before, "a refused post changed the node");
+    // A good post is accepted and counted.
+    let (code, answer) = post(&addr, &serde_json::to_vec(&good(0)).unwrap());
+    assert_eq!((code, answer), (202, json!({"ok": true})));
+    assert_eq!(observed(&addr).0.received, 1);
+}
+
+#[test]
+fn status_and_state_answer_json_and_other_routes_are_refused() {
+    let dir = Scratch::new("http-routes");
+    let m = manager(3, dir.path());
+    let addr = m.addr.to_string();
+    let (status, state) = observed(&addr);
+    assert_eq!(
+        status,
+        Status {
+            id: 3,
+            epoch: 1,
+            now: 0,
+            received: 0,
+            sent: 0,
+            dropped: 0,
+            locks: 0,
+            prepared: 0,
+            decisions: 0,
+            broken: None
+        }
+    );
+    assert_eq!(state, Snapshot { id: 3, epoch: 1, ..Snapshot::default() });
+    assert_eq!(get(&addr, "/v1/nowhere").0, 404);
+    assert_eq!(get(&addr, "/v1/inbox").0, 405, "the inbox only takes posts");
+    // A machine that answers neither status nor state says so.
+    let p = probe(&[1], Vec::new(), silent);
+    let addr = p.addr.to_string();
+    assert_eq!(get(&addr, "/v1/status").0, 404);
+    assert_eq!(get(&addr, "/v1/state").0, 404);
+}

@@ -1,0 +1,169 @@
+//! Tests of `coreserve-service`, one module per source file, in one test binary. Servers
+//! run in process, on 127.0.0.1 with port 0, each with its own scratch store; every wait
+//! is bounded. (Tests that spawn `resbench` manager processes are the root crate's, in
+//! `tests/coreserve_service/`.)
+
+mod child;
+mod client;
+mod error;
+mod host;
+mod http;
+mod load;
+mod runtime;
+mod store;
+mod wire;
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use coreserve::durable::{Input, Output, StoreError};
+use coreserve::proto::{Envelope, Msg, NodeId};
+use coreserve_service::host::Machine;
+use coreserve_service::now_ms;
+use coreserve_service::runtime::Running;
+use coreserve_service::server::{ServeOptions, ServerNode};
+use structures::{Kind, Time};
+
+/// A fresh directory of this test's own, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    /// Named by `what`, the process and the time.
+    fn new(what: &str) -> Self {
+        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir().join(format!("resbench-{what}-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        Self(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Resources per in-process manager.
+const CAPACITY: u32 = 4;
+
+/// Manager `id` served in process on 127.0.0.1 (a free port), its store in `dir`.
+fn manager(id: NodeId, dir: &Path) -> Running<ServerNode> {
+    let opts = ServeOptions {
+        id,
+        port: 0,
+        db: dir.join(format!("m{id}.redb")),
+        kind: Kind::REFERENCE,
+        capacity: CAPACITY,
+        exit_on_stdin_eof: false,
+    };
+    coreserve_service::runtime::start(
+        move || {
+            let (node, out) = ServerNode::open(&opts, now_ms())?;
+            Ok((node, vec![(id, out)]))
+        },
+        0,
+        Vec::new(),
+    )
+    .expect("a manager starts")
+}
+
+/// An HTTP agent with a 2 s deadline that reads 4xx and 5xx answers as answers.
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .timeout_global(Some(Duration::from_secs(2)))
+        .http_status_as_error(false)
+        .build()
+        .into()
+}
+
+/// Posts `body` to a node's inbox: the status and the JSON answer.
+fn post(addr: &str, body: &[u8]) -> (u16, serde_json::Value) {
+    let mut resp = agent()
+        .post(format!("http://{addr}/v1/inbox"))
+        .header("content-type", "application/json")
+        .send(body)
+        .expect("the node answers");
+    let code = resp.status().as_u16();
+    (code, resp.body_mut().read_json().unwrap_or(serde_json::Value::Null))
+}
+
+/// GETs `path` from a node: the status and the body.
+fn get(addr: &str, path: &str) -> (u16, String) {
+    let mut resp = agent().get(format!("http://{addr}{path}")).call().expect("the node answers");
+    let code = resp.status().as_u16();
+    (code, resp.body_mut().read_to_string().unwrap_or_default())
+}
+
+/// A loopback address nothing listens on: a port bound and let go at once.
+fn dead_addr() -> String {
+    let l = TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let addr = l.local_addr().expect("its address").to_string();
+    drop(l);
+    addr
+}
+
+/// What a [`Probe`] node does with an input: its outputs, or a store failure.
+type Script = Box<dyn FnMut(NodeId, &Input) -> Result<Vec<Output>, StoreError>>;
+
+/// A machine of test nodes that logs every step and answers as its script says.
+struct Probe {
+    nodes: Vec<NodeId>,
+    script: Script,
+    /// `(node, input)` of every step, in order.
+    log: Vec<(NodeId, Input)>,
+    /// Every list of peers learned.
+    learned: Vec<Vec<(NodeId, String)>>,
+}
+
+impl Machine for Probe {
+    fn step(&mut self, _now: Time, node: NodeId, input: Input) -> Result<Vec<Output>, StoreError> {
+        let out = (self.script)(node, &input)?;
+        self.log.push((node, input));
+        Ok(out)
+    }
+
+    fn hosts(&self, node: NodeId) -> bool {
+        self.nodes.contains(&node)
+    }
+
+    fn learn(&mut self, peers: &[(NodeId, String)]) -> Result<(), StoreError> {
+        self.learned.push(peers.to_vec());
+        Ok(())
+    }
+}
+
+/// A probe hosting `nodes` on 127.0.0.1 (a free port), knowing `peers`; `script` is
+/// made on the driver thread.
+fn probe(
+    nodes: &[NodeId],
+    peers: Vec<(NodeId, String)>,
+    script: impl FnOnce() -> Script + Send + 'static,
+) -> Running<Probe> {
+    let nodes = nodes.to_vec();
+    coreserve_service::runtime::start(
+        move || Ok((Probe { nodes, script: script(), log: Vec::new(), learned: Vec::new() }, Vec::new())),
+        0,
+        peers,
+    )
+    .expect("a probe starts")
+}
+
+/// A script that answers nothing.
+fn silent() -> Script {
+    Box::new(|_, _| Ok(Vec::new()))
+}
+
+/// A message from `from` to `to`.
+fn env(from: NodeId, to: NodeId, msg: Msg) -> Envelope {
+    Envelope { from, to, msg }
+}
+
+/// A message with no effect on a manager: a release of nothing.
+fn nothing(req: u64) -> Msg {
+    Msg::Release { req, claims: Vec::new() }
+}
