@@ -44,10 +44,8 @@ enum Command {
     /// Co-reservation across resource managers (calendar-token-reservation): the
     /// protocol under the deterministic simulator, the polling model, and the managers as
     /// HTTP/JSON services on loopback.
-    Coreserve {
-        #[command(subcommand)]
-        action: commands::coreserve::Action,
-    },
+    #[command(subcommand)]
+    Coreserve(commands::coreserve::Action),
     /// Turn run files, benchmark files or an RSPB results file into `index.md` and
     /// `index.html` with SVG plots.
     Report(Box<commands::report::Args>),
@@ -58,10 +56,8 @@ enum Command {
     /// the same op streams as every built-in structure.
     Bench(Box<commands::external::BenchArgs>),
     /// Record counted fuzz runs and add them up per structure (used by `ci/fuzz-campaign`).
-    Campaign {
-        #[command(subcommand)]
-        action: commands::campaign::Action,
-    },
+    #[command(subcommand)]
+    Campaign(commands::campaign::Action),
     /// Apply a JSON-lines op stream from stdin; write one JSON outcome per line.
     Ops(Box<commands::ops::Args>),
 }
@@ -89,8 +85,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Rspb(args) => commands::rspb::run_command(&args),
         Command::Verify(args) => commands::external::run_verify(&args),
         Command::Bench(args) => commands::external::run_bench(&args),
-        Command::Campaign { action } => commands::campaign::run(action),
-        Command::Coreserve { action } => commands::coreserve::run(&action),
+        Command::Campaign(action) => commands::campaign::run(action),
+        Command::Coreserve(action) => commands::coreserve::run(&action),
         Command::Report(args) => commands::report::run(&args),
         Command::Ops(args) => commands::ops::run(&args),
     }

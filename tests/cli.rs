@@ -1,6 +1,7 @@
 //! The `resbench` binary as a user runs it.
 
 use std::process::Command;
+use strum::VariantArray;
 
 use structures::Kind;
 
@@ -37,7 +38,7 @@ fn help_lists_every_registered_structure_with_its_description() {
 fn help_lists_every_policy_and_a_policy_parameter_is_refused_elsewhere() {
     let (ok, out, err) = resbench(&["replay", "--help"]);
     assert!(ok, "{err}");
-    for &policy in scheduling::policy::PolicyKind::ALL {
+    for &policy in scheduling::policy::PolicyKind::VARIANTS {
         let (name, description) = (format!("- {}:", policy.name()), policy.spec().description);
         let listed = out.lines().any(|l| l.trim_start().starts_with(&name) && l.ends_with(description));
         assert!(listed, "`resbench replay --help` does not list {name} {description:?}:\n{out}");
@@ -315,6 +316,9 @@ fn rspb_prints_one_row_per_algorithm_and_checks_every_structure_decides_alike() 
         format!("decisions: identical across {} structures for every algorithm and seed", Kind::ALL.len());
     assert!(out.contains(&decisions), "{out}");
     assert!(out.contains("60 ± 0"), "{out}");
+    // Each algorithm's registry entry, with its section of the thesis.
+    assert!(out.contains("co-rsbf: Co-RSBF: requests by the sum of their minimum CPU"), "{out}");
+    assert!(out.contains("(rspb-priorities-benefit-functions, section 5.4, Figs 5.4-5.6)"), "{out}");
 }
 
 #[test]

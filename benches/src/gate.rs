@@ -42,6 +42,20 @@ fn growth(before: u64, after: u64) -> f64 {
     }
 }
 
+/// Each baseline measurement with its place ("structure op on state") and the current
+/// measurement at that place, if any.
+fn pair_up<'a, T>(
+    baseline: &'a [T],
+    current: &'a [T],
+    key: fn(&T) -> (&String, OpKind, &String),
+) -> impl Iterator<Item = (String, &'a T, Option<&'a T>)> {
+    baseline.iter().map(move |base| {
+        let (structure, op, state) = key(base);
+        let now = current.iter().find(|m| key(m) == key(base));
+        (format!("{structure} {op} on {state}"), base, now)
+    })
+}
+
 /// Every way `current` is worse than `baseline` by more than `threshold` percent, or
 /// misses a measurement the baseline has; empty when the change passes.
 pub fn regressions(baseline: &Measurements, current: &Measurements, threshold: f64) -> Vec<String> {
@@ -54,22 +68,13 @@ pub fn regressions(baseline: &Measurements, current: &Measurements, threshold: f
         )),
         Some(_) => {}
     };
-    for base in &baseline.work {
-        let now = current
-            .work
-            .iter()
-            .find(|w| (&w.structure, &w.op, &w.state) == (&base.structure, &base.op, &base.state));
-        let place = format!("{} {} on {}", base.structure, base.op, base.state);
+    for (place, base, now) in pair_up(&baseline.work, &current.work, |w| (&w.structure, w.op, &w.state)) {
         check(place.clone(), "visited", base.visited, now.map(|w| w.visited));
         check(place, "search", base.search, now.map(|w| w.search));
     }
     if !current.instructions.is_empty() {
-        for base in &baseline.instructions {
-            let now = current
-                .instructions
-                .iter()
-                .find(|i| (&i.structure, &i.op, &i.state) == (&base.structure, &base.op, &base.state));
-            let place = format!("{} {} on {}", base.structure, base.op, base.state);
+        let (base, now) = (&baseline.instructions, &current.instructions);
+        for (place, base, now) in pair_up(base, now, |i| (&i.structure, i.op, &i.state)) {
             check(place, "instructions", base.instructions, now.map(|i| i.instructions));
         }
     }
@@ -95,14 +100,15 @@ pub enum CallgrindError {
     },
 }
 
-/// Why gungraun's results could not be read, naming the file.
+/// Why a benchmark tool's results (criterion's or gungraun's) could not be read, naming
+/// the file or folder.
 #[derive(Debug, thiserror::Error)]
-pub enum GungraunError {
+pub enum ResultsError {
     /// A folder under the results cannot be read.
     #[error(transparent)]
     Walk(#[from] ReadDirError),
-    /// A summary, its folder or a callgrind output beside it cannot be read, or a
-    /// summary is not JSON.
+    /// A result, a summary, its folder or a callgrind output beside it cannot be read, or
+    /// a result or summary is not JSON.
     #[error(transparent)]
     File(#[from] FileError),
     /// A summary whose benchmark id names no case of the plan.
@@ -113,14 +119,14 @@ pub enum GungraunError {
         /// Why.
         error: CaseError,
     },
-    /// A summary without a field this version of gungraun writes, without callgrind
-    /// outputs beside it, or whose allocator count exceeds its total.
+    /// A result or summary without a field this version of its tool writes, a summary
+    /// without callgrind outputs beside it, or one whose allocator count exceeds its total.
     #[error("{}: {what}", path.display())]
-    Summary {
-        /// The summary.
+    Missing {
+        /// The result's folder or the summary.
         path: PathBuf,
-        /// What is missing or wrong.
-        what: &'static str,
+        /// What is missing or wrong (a field as a path of keys joined by dots).
+        what: String,
     },
     /// A callgrind output that gives no allocator count.
     #[error("{}: {error}", path.display())]
@@ -180,8 +186,8 @@ pub fn allocator_instructions(callgrind: &str) -> Result<u64, CallgrindError> {
 ///
 /// # Errors
 /// A file that cannot be read or does not have the fields this version of gungraun
-/// writes ([`GungraunError`]).
-pub fn read_gungraun(dir: &Path) -> Result<Vec<Instructions>, GungraunError> {
+/// writes ([`ResultsError`]).
+pub fn read_gungraun(dir: &Path) -> Result<Vec<Instructions>, ResultsError> {
     let mut found = crate::files::named(dir, "summary.json")?
         .iter()
         .map(|path| read_summary(path))
@@ -191,12 +197,12 @@ pub fn read_gungraun(dir: &Path) -> Result<Vec<Instructions>, GungraunError> {
     Ok(found)
 }
 
-fn read_summary(path: &Path) -> Result<Instructions, GungraunError> {
-    let bad = |what: &'static str| GungraunError::Summary { path: path.to_path_buf(), what };
+fn read_summary(path: &Path) -> Result<Instructions, ResultsError> {
+    let bad = |what: &'static str| ResultsError::Missing { path: path.to_path_buf(), what: what.to_owned() };
     let json = read_json(path)?;
     let id = json["id"].as_str().ok_or_else(|| bad("no benchmark id"))?;
     let case = crate::instructions::case(id)
-        .map_err(|error| GungraunError::Case { path: path.to_path_buf(), error })?;
+        .map_err(|error| ResultsError::Case { path: path.to_path_buf(), error })?;
     let total = json["profiles"][0]["data"]["total"]["metrics"]["Ir"]["values"]["new"]
         .as_u64()
         .ok_or_else(|| bad("no Ir count"))?;
@@ -212,7 +218,7 @@ fn read_summary(path: &Path) -> Result<Instructions, GungraunError> {
     for output in outputs {
         let text = read_text(&output)?;
         allocator += allocator_instructions(&text)
-            .map_err(|error| GungraunError::Callgrind { path: output.clone(), error })?;
+            .map_err(|error| ResultsError::Callgrind { path: output.clone(), error })?;
         read += 1;
     }
     if read == 0 {

@@ -3,33 +3,14 @@
 //! worst cases, and the machine.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use reporting::bench_file::{BenchResult, Machine, REPLAY};
 
-use crate::files::{read_json, FileError, ReadDirError};
-use crate::gate::Instructions;
+use crate::files::read_json;
+use crate::gate::{Instructions, ResultsError};
 use crate::work::Work;
-
-/// Why criterion's results could not be read, naming the file or folder.
-#[derive(Debug, thiserror::Error)]
-pub enum RecordError {
-    /// A folder under the results cannot be read.
-    #[error(transparent)]
-    Walk(#[from] ReadDirError),
-    /// A result file cannot be read or is not JSON.
-    #[error(transparent)]
-    File(#[from] FileError),
-    /// A result lacks a field criterion writes.
-    #[error("{}: {field}", dir.display())]
-    Missing {
-        /// The result's folder.
-        dir: PathBuf,
-        /// The field, as a path of keys joined by dots.
-        field: String,
-    },
-}
 
 /// Every criterion result under `dir` (`<group>/<function>/<value>/new/`): group names
 /// with an `uncounted/` prefix are the `uncounted` build. `size` gives a state's entries
@@ -37,8 +18,8 @@ pub enum RecordError {
 ///
 /// # Errors
 /// A result folder whose files cannot be read or lack the fields criterion writes
-/// ([`RecordError`]).
-pub fn criterion(dir: &Path, size: &dyn Fn(&str) -> Option<u64>) -> Result<Vec<BenchResult>, RecordError> {
+/// ([`ResultsError`]).
+pub fn criterion(dir: &Path, size: &dyn Fn(&str) -> Option<u64>) -> Result<Vec<BenchResult>, ResultsError> {
     let mut found = crate::files::named(dir, "new")?
         .iter()
         .map(|path| read_result(path, size))
@@ -54,10 +35,10 @@ pub fn criterion(dir: &Path, size: &dyn Fn(&str) -> Option<u64>) -> Result<Vec<B
     Ok(found)
 }
 
-fn read_result(dir: &Path, size: &dyn Fn(&str) -> Option<u64>) -> Result<BenchResult, RecordError> {
+fn read_result(dir: &Path, size: &dyn Fn(&str) -> Option<u64>) -> Result<BenchResult, ResultsError> {
     let bench = read_json(&dir.join("benchmark.json"))?;
     let estimates = read_json(&dir.join("estimates.json"))?;
-    let bad = |field: &str| RecordError::Missing { dir: dir.to_path_buf(), field: field.to_owned() };
+    let bad = |field: &str| ResultsError::Missing { path: dir.to_path_buf(), what: field.to_owned() };
     let text = |key: &str| bench[key].as_str().map(str::to_owned).ok_or_else(|| bad(key));
     let group = text("group_id")?;
     let (counted, operation) = match group.strip_prefix("uncounted/") {

@@ -10,12 +10,12 @@ use serde::de::DeserializeOwned;
 use structures::Time;
 
 use super::host::Machine;
-use super::limits::MAX_MANAGERS;
 use super::runtime::{self, Running};
 use super::wire::{Snapshot, Status};
 use crate::error::{Error, Result};
 use coreserve::client::{Client, ClientConfig, Outcome, Reservation};
 use coreserve::durable::{Input, Output, StoreError};
+use coreserve::limits::MAX_MANAGERS;
 use coreserve::proto::{Envelope, Msg, NodeId, TxnId};
 use coreserve::sim::check::{Ghost, Violation};
 
@@ -202,7 +202,7 @@ pub fn state(addr: &str) -> Result<Snapshot> {
 /// [`Error::ManagerCount`] for none or more than [`MAX_MANAGERS`], as [`status`] for
 /// one that does not answer, or [`Error::DuplicateId`] for two with one id.
 pub fn discover(addrs: &[String]) -> Result<Vec<(NodeId, String)>> {
-    if addrs.is_empty() || addrs.len() > MAX_MANAGERS {
+    if addrs.is_empty() || addrs.len() > MAX_MANAGERS as usize {
         return Err(Error::ManagerCount(addrs.len()));
     }
     let mut out: Vec<(NodeId, String)> = Vec::new();

@@ -9,7 +9,7 @@ use std::time::Duration;
 use coreserve::durable::StoreError;
 use coreserve::proto::NodeId;
 
-use crate::limits::MAX_MANAGERS;
+use coreserve::limits::MAX_MANAGERS;
 
 /// The crate's results.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

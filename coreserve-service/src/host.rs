@@ -9,10 +9,10 @@ use std::sync::mpsc::Sender;
 
 use structures::Time;
 
-use super::limits::MAX_BOOK;
 use super::now_ms;
 use super::wire::{ErrorBody, Post};
 use coreserve::durable::{Input, Output, StoreError, TimerId};
+use coreserve::limits::MAX_BOOK;
 use coreserve::proto::{Envelope, NodeId};
 
 /// What a host runs: one or more nodes' machines (and their store).

@@ -13,9 +13,9 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 
 use super::host::{Host, Machine};
-use super::limits::MAX_BODY;
 use super::runtime::Job;
 use super::wire::{decode, ErrorBody};
+use coreserve::limits::MAX_BODY;
 
 /// The routes of a node whose driver takes `jobs`.
 pub(super) fn router<M: Machine>(jobs: Sender<Job<M>>) -> Router {

@@ -29,24 +29,6 @@ use coreserve::manager::ManagerConfig;
 pub use coreserve::services::{HORIZON, SLOT};
 pub use error::{Error, Result};
 
-/// The limits of every input-driven quantity of the services.
-pub mod limits {
-    /// The largest message body a node reads, in bytes.
-    pub const MAX_BODY: usize = 64 * 1024;
-    /// The most managers a `reserve` or `load` names or starts.
-    pub const MAX_MANAGERS: usize = 64;
-    /// The most resources a manager has.
-    pub const MAX_CAPACITY: u32 = 1024;
-    /// The most clients of one `load` run.
-    pub const MAX_CLIENTS: u32 = 256;
-    /// The longest `load` run, in seconds.
-    pub const MAX_SECONDS: u64 = 600;
-    /// The longest address a message may carry.
-    pub const MAX_ADDR: usize = 64;
-    /// The most addresses a node remembers (past it, it forgets all but the managers').
-    pub const MAX_BOOK: usize = 65_536;
-}
-
 /// The wall clock in milliseconds since the Unix epoch (0 if the clock is before it).
 pub fn now_ms() -> Time {
     SystemTime::now()

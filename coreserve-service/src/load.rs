@@ -16,10 +16,10 @@ use structures::Kind;
 
 use super::child::ManagerProcess;
 use super::client::{self, Done, Pool};
-use super::limits::{MAX_CAPACITY, MAX_CLIENTS, MAX_MANAGERS, MAX_SECONDS};
 use super::{now_ms, CLIENT, SLOT};
 use crate::error::{Error, Result};
 use coreserve::client::{Outcome, Reservation};
+use coreserve::limits::{MAX_CAPACITY, MAX_LOAD_CLIENTS, MAX_LOAD_SECONDS, MAX_MANAGERS};
 use coreserve::proto::NodeId;
 pub use coreserve::services::{
     LoadFile, LoadRun, AHEAD, DURATION_SLOTS, LOAD_FILE, NODES, PARTS, SLACK_SLOTS,
@@ -73,9 +73,9 @@ pub fn check(o: &LoadOptions) -> Result<()> {
         }
     };
     let wide = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
-    within("managers", wide(PARTS), wide(MAX_MANAGERS), o.managers.into())?;
-    within("clients", 1, MAX_CLIENTS.into(), o.clients.into())?;
-    within("seconds", 1, MAX_SECONDS, o.seconds)?;
+    within("managers", wide(PARTS), MAX_MANAGERS.into(), o.managers.into())?;
+    within("clients", 1, MAX_LOAD_CLIENTS.into(), o.clients.into())?;
+    within("seconds", 1, MAX_LOAD_SECONDS, o.seconds)?;
     within("hot", 1, MAX_HOT.into(), o.hot.into())?;
     within("capacity", NODES.into(), MAX_CAPACITY.into(), o.capacity.into())
 }
@@ -188,7 +188,7 @@ pub fn run(o: &LoadOptions) -> Result<LoadRun> {
 /// repeat across runs).
 pub fn client_base(salt: u64) -> NodeId {
     let mut rng = StdRng::seed_from_u64(now_ms() ^ u64::from(std::process::id()).rotate_left(32) ^ salt);
-    rng.random_range(1 << 20..u32::MAX - MAX_CLIENTS)
+    rng.random_range(1 << 20..u32::MAX - MAX_LOAD_CLIENTS)
 }
 
 /// Writes `file` as `load.json` into `out`.

@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 use structures::Time;
 
-use super::limits::{MAX_ADDR, MAX_BODY, MAX_MANAGERS};
 use coreserve::durable::{DecisionRecord, Durable, LockRecord, PreparedRecord};
+use coreserve::limits::{MAX_ADDR, MAX_BODY, MAX_MANAGERS};
 use coreserve::proto::{Envelope, NodeId};
 
 /// `POST /v1/inbox`: a message, where its sender listens, and the managers' addresses
@@ -123,7 +123,7 @@ pub fn decode(body: &[u8]) -> Result<Post, ErrorBody> {
     let post: Post = serde_json::from_slice(body).map_err(|e| ErrorBody::new("malformed", e.to_string()))?;
     let long =
         std::iter::once(&post.reply_to).chain(post.peers.iter().map(|(_, a)| a)).any(|a| a.len() > MAX_ADDR);
-    if long || post.peers.len() > MAX_MANAGERS {
+    if long || post.peers.len() > MAX_MANAGERS as usize {
         return Err(ErrorBody::new(
             "malformed",
             format!("at most {MAX_MANAGERS} peers with addresses of at most {MAX_ADDR} bytes"),

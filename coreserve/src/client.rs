@@ -10,7 +10,8 @@ use structures::Time;
 
 use super::durable::{Input, Output, TimerId};
 use super::error::CalError;
-use super::proto::{limits, ClaimId, Envelope, HoldGrant, Msg, NodeId, Part, Priority, ReqId, TxnId};
+use super::limits;
+use super::proto::{ClaimId, Envelope, HoldGrant, Msg, NodeId, Part, Priority, ReqId, TxnId};
 
 /// A client's settings.
 #[derive(Debug, Clone, Copy)]

@@ -11,7 +11,8 @@ use structures::Time;
 
 use super::durable::{DecisionRecord, Durable, Input, Output, Record, TimerId};
 use super::error::CalError;
-use super::proto::{limits, ClientId, Envelope, Msg, NodeId, Part, TxnId, Verdict};
+use super::limits;
+use super::proto::{ClientId, Envelope, Msg, NodeId, Part, TxnId, Verdict};
 use super::Plant;
 
 /// A coordinator's settings.

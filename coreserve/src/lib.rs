@@ -17,6 +17,7 @@ pub mod client;
 pub mod coordinator;
 pub mod durable;
 pub mod error;
+pub mod limits;
 pub mod manager;
 pub mod node;
 pub mod polling;

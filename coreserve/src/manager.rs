@@ -10,8 +10,9 @@ use super::access::Access;
 use super::calendar::{Calendar, Claim, ClaimState, InvariantError};
 use super::durable::{Durable, Input, LockRecord, Output, PreparedRecord, Record, TimerId};
 use super::error::CalError;
+use super::limits;
 use super::proto::{
-    limits, ClaimId, ClientId, Envelope, HoldGrant, Msg, NodeId, Priority, ReqId, TxnId, Verdict, WaitEnd,
+    ClaimId, ClientId, Envelope, HoldGrant, Msg, NodeId, Priority, ReqId, TxnId, Verdict, WaitEnd,
 };
 use super::Plant;
 

@@ -376,23 +376,3 @@ pub struct Envelope {
     /// The message.
     pub msg: Msg,
 }
-
-/// The limits every input-driven quantity has (D11).
-pub mod limits {
-    /// The most holds one query grants.
-    pub const MAX_HOLDS: u32 = 16;
-    /// The most candidate starts one query scans.
-    pub const MAX_SCAN: u64 = 256;
-    /// The most claims one message names.
-    pub const MAX_CLAIMS: usize = 64;
-    /// The most managers one co-reservation spans.
-    pub const MAX_PARTS: usize = 64;
-    /// The most waiters a manager queues.
-    pub const MAX_WAITERS: usize = 4096;
-    /// The most undecided transactions a coordinator keeps.
-    pub const MAX_OPEN_TXNS: usize = 65_536;
-    /// The most replies a manager caches for retried requests.
-    pub const MAX_REPLIES: usize = 65_536;
-    /// The most aborted transactions a manager remembers (for late prepares).
-    pub const MAX_ABORTED: usize = 65_536;
-}

@@ -1,6 +1,6 @@
 //! The naive reference index (with argument rules of its own), the op vocabulary and
 //! the one differential driver that every test, fuzz target and replay uses to compare a
-//! structure with the reference.
+//! structure with the reference, and a tap that logs (and can falsify) a structure's calls.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -10,6 +10,7 @@ pub mod generate;
 pub mod naive;
 pub mod op;
 pub mod rules;
+pub mod tap;
 
 pub use driver::{replay, Differential, Disagreement, Divergence, Scenario, VALIDATE_EVERY};
 pub use naive::Oracle;

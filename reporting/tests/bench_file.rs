@@ -11,21 +11,20 @@ use bench_files::file;
 
 #[test]
 fn a_file_is_written_once_and_read_back() {
-    let dir = std::env::temp_dir().join(format!("resbench-bench-file-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let original = file("2026-11-22T10:00:00Z", |_, _| 1.0);
-    let path = original.write_new(&dir).unwrap();
+    let path = original.write_new(dir).unwrap();
     assert!(path.ends_with("2026-11-22T100000Z-abc123.json"), "{}", path.display());
     assert_eq!(BenchFile::read(&path).unwrap(), original);
-    let again = original.write_new(&dir).unwrap_err();
+    let again = original.write_new(dir).unwrap_err();
     assert!(format!("{again:#}").contains("never overwritten"), "{again:#}");
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn other_files_and_schemas_are_refused_by_name() {
-    let dir = std::env::temp_dir().join(format!("resbench-bench-refused-{}", std::process::id()));
-    fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let run_file = dir.join("run.json");
     fs::write(&run_file, r#"{"schema": 1, "structure": "rbtree"}"#).unwrap();
     let error = format!("{:#}", BenchFile::read(&run_file).unwrap_err());
@@ -34,5 +33,4 @@ fn other_files_and_schemas_are_refused_by_name() {
     fs::write(&future, r#"{"schema": 2, "kind": "benchmarks"}"#).unwrap();
     let error = format!("{:#}", BenchFile::read(&future).unwrap_err());
     assert!(error.contains("future.json: schema Some(2), this build reads 1"), "{error}");
-    fs::remove_dir_all(&dir).unwrap();
 }

@@ -103,9 +103,8 @@ fn invalid_values_name_the_field_and_the_value() {
 
 #[test]
 fn the_errors_readers_and_writers_return_name_their_file() {
-    let dir = std::env::temp_dir().join(format!("resbench-error-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let shown = |p: &Path| p.display().to_string();
     // A file that is not there: the loader's message, which names it.
     let missing = dir.join("missing.json");
@@ -127,5 +126,4 @@ fn the_errors_readers_and_writers_return_name_their_file() {
         reporting::report::bench::render(&[], &out, "x", None).unwrap_err().to_string(),
         "no benchmark files"
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }

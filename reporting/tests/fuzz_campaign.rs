@@ -88,8 +88,8 @@ fn the_table_adds_runs_up_per_structure_and_marks_the_target() {
 
 #[test]
 fn bad_records_are_refused_with_their_line() {
-    let dir = std::env::temp_dir().join(format!("resbench-campaign-{}", std::process::id()));
-    fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let path = dir.join("campaigns.jsonl");
     let good = serde_json::to_string(&record(Kind::RbTree, 100)).unwrap();
     fs::write(&path, format!("{good}\n{}\n", good.replace("\"ops\"", "\"opz\""))).unwrap();
@@ -98,7 +98,6 @@ fn bad_records_are_refused_with_their_line() {
     fs::write(&path, good.replace("\"cases\":2", "\"cases\":200")).unwrap();
     let e = read(&path).unwrap_err().to_string();
     assert!(e.contains(":1: 200 cases for 100 ops"), "{e}");
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -6,12 +6,6 @@ use structures::{Config, Kind};
 use traces::synthetic::Synthetic;
 use traces::workload::{Request, Workload};
 
-fn folder(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("resbench-run-file-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
 fn record() -> RunFile {
     let params = Synthetic {
         jobs: 300,
@@ -71,8 +65,9 @@ fn a_run_file_round_trips() {
     // Sizes of at most 8 and lengths of at most an hour: one group each.
     assert_eq!(waits.by_size.iter().map(|g| g.upto).collect::<Vec<_>>(), [50]);
     assert_eq!(waits.by_length.iter().map(|g| g.upto).collect::<Vec<_>>(), [3_600]);
-    let dir = folder("round-trip");
-    let path = file.write(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let path = file.write(dir).unwrap();
     assert_eq!(path, dir.join("synthetic.ar0.25.rbtree.json"));
     assert_eq!(RunFile::read(&path).unwrap(), file);
 }
@@ -105,8 +100,8 @@ fn recorded_waits_are_the_logged_ones_and_unknown_ones_are_counted() {
 
 #[test]
 fn another_schema_is_refused_by_name() {
-    let dir = folder("schema");
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let path = dir.join("old.json");
     std::fs::write(&path, r#"{"schema": 0}"#).unwrap();
     let err = RunFile::read(&path).unwrap_err().to_string();

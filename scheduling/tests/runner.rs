@@ -2,25 +2,16 @@
 //! structure refuses, named by job and op), that the oracle beside a structure changes
 //! nothing of what a replay counts, and placements as run files hold them.
 
-#[path = "support/spy.rs"]
-mod spy;
+#[path = "support/fixtures.rs"]
+mod fixtures;
 
+use fixtures::{job, load, tapped};
+use oracle::tap::Planted;
 use oracle::Op;
 use scheduling::replay::{
     horizon_for, replay, replay_on, Mode, Options, Placement, ReplayConfig, ReplayError, Silent,
 };
 use structures::{Config, Error, Kind, RangeSet};
-use traces::workload::{Request, Workload};
-
-use spy::Spy;
-
-fn job(id: i64, submit: u64, n: u32, duration: u64, runtime: u64) -> Request {
-    Request { id, submit, n, duration, runtime, recorded_wait: None }
-}
-
-fn load(capacity: u32, requests: Vec<Request>) -> Workload {
-    Workload { capacity, requests, skipped: Default::default() }
-}
 
 #[test]
 fn a_machine_of_no_resources_stops_the_replay_before_it_starts() {
@@ -45,7 +36,7 @@ fn an_op_the_structure_refuses_names_the_job_and_the_op() {
     let config = Config { slot: 1, horizon: Some(horizon_for(&load, 1, &options).unwrap()) };
     let id0 = RangeSet::from_range(0, 1);
     for &kind in Kind::ALL {
-        let (index, _) = Spy::build(kind, 2, config, true);
+        let (index, _) = tapped(kind, 2, config, Some(Planted::ClaimsAllFree));
         let Err(err) = replay_on(index, &load, &options) else { panic!("{kind}: the lie went unnoticed") };
         let ReplayError::Refused(refusal) = &err else { panic!("{kind}: {err:?}") };
         assert_eq!(refusal.id, 2, "{kind}");

@@ -6,8 +6,9 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::Subcommand;
+use coreserve::limits;
 use coreserve::polling::{self, Trials};
-use coreserve::sim::{self, limits, Faults, SimConfig};
+use coreserve::sim::{self, Faults, SimConfig};
 use coreserve::Plant;
 use reporting::report;
 

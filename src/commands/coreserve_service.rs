@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use anyhow::{bail, Result};
 use coreserve::client::{Outcome, Reservation};
+use coreserve::limits::{MAX_CAPACITY, MAX_LOAD_CLIENTS, MAX_LOAD_SECONDS, MAX_MANAGERS};
 use coreserve_service::child::LISTENING;
 use coreserve_service::client::{discover, Pool};
-use coreserve_service::limits::{MAX_CAPACITY, MAX_CLIENTS, MAX_MANAGERS, MAX_SECONDS};
 use coreserve_service::load::{self, LoadOptions, MAX_HOT};
 use coreserve_service::server::{serve, ServeOptions};
 use coreserve_service::{now_ms, CLIENT, HORIZON};
@@ -137,7 +137,7 @@ pub fn run_serve(args: &ServeArgs) -> Result<()> {
 /// # Errors
 /// Bad arguments, managers that do not answer, or a reservation that fails.
 pub fn run_reserve(args: &ReserveArgs) -> Result<()> {
-    if args.managers.len() > MAX_MANAGERS {
+    if args.managers.len() > MAX_MANAGERS as usize {
         bail!("at most {MAX_MANAGERS} managers");
     }
     let managers = discover(&args.managers)?;
@@ -189,10 +189,10 @@ pub fn run_load(args: &LoadArgs) -> Result<()> {
         bail!("--hot must be in 1..={MAX_HOT}");
     }
     if args.seconds == 0
-        || args.seconds > MAX_SECONDS
-        || args.clients.iter().any(|&c| c == 0 || c > MAX_CLIENTS)
+        || args.seconds > MAX_LOAD_SECONDS
+        || args.clients.iter().any(|&c| c == 0 || c > MAX_LOAD_CLIENTS)
     {
-        bail!("--seconds must be in 1..={MAX_SECONDS} and --clients in 1..={MAX_CLIENTS}");
+        bail!("--seconds must be in 1..={MAX_LOAD_SECONDS} and --clients in 1..={MAX_LOAD_CLIENTS}");
     }
     let dir = std::env::temp_dir().join(format!("resbench-load-{}", std::process::id()));
     let mut runs = Vec::new();

@@ -2,6 +2,7 @@
 //! schedules agree, and write the run files.
 
 use std::path::PathBuf;
+use strum::VariantArray;
 
 use anyhow::{bail, Context, Result};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
@@ -141,7 +142,7 @@ pub fn structure_values((name, help): (&'static str, &'static str)) -> PossibleV
 /// The values `--policy` takes: every registered policy with its description.
 fn policy_values() -> PossibleValuesParser {
     PossibleValuesParser::new(
-        PolicyKind::ALL
+        PolicyKind::VARIANTS
             .iter()
             .copied()
             .map(|policy| PossibleValue::new(policy.name()).help(policy.spec().description)),
@@ -161,7 +162,7 @@ fn policy_parameters(args: &Args, policy: PolicyKind) -> Result<Option<Windows>>
     ];
     if let Some(&(parameter, _)) = given.iter().find(|&&(parameter, set)| set && !policy.takes(parameter)) {
         let owners: Vec<&str> =
-            PolicyKind::ALL.iter().filter(|p| p.takes(parameter)).map(|p| p.name()).collect();
+            PolicyKind::VARIANTS.iter().filter(|p| p.takes(parameter)).map(|p| p.name()).collect();
         bail!(
             "{} is a parameter of --policy {}, not of --policy {policy}",
             parameter.flag(),

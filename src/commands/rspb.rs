@@ -168,6 +168,9 @@ pub fn run_command(args: &Args) -> Result<()> {
             show(p.ops_per_request, 1),
         )?;
     }
+    for algorithm in Algorithm::of_chapter(chapter) {
+        outln!("{algorithm}: {} ({})", algorithm.spec().description, algorithm.source())?;
+    }
     if kinds.len() > 1 {
         outln!("decisions: identical across {} structures for every algorithm and seed", kinds.len())?;
     }

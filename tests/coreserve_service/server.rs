@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 
 use coreserve::client::{ClientConfig, Outcome};
 use coreserve::durable::Durable;
+use coreserve::limits::MAX_BODY;
 use coreserve::proto::NodeId;
 use coreserve_service::child::ManagerProcess;
 use coreserve_service::client::{self, wait_until, Done, Pool};
-use coreserve_service::limits::MAX_BODY;
 use coreserve_service::load::{client_base, draw, AHEAD, DURATION_SLOTS, SLACK_SLOTS};
 use coreserve_service::{CLIENT, SLOT};
 use rand::rngs::StdRng;
@@ -62,7 +62,8 @@ fn left_behind(dir: &Path) -> Vec<String> {
 #[test]
 fn five_managers_keep_the_invariants_across_kill_9() {
     let began = Instant::now();
-    let dir = super::scratch("kill");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let exe = Path::new(env!("CARGO_BIN_EXE_resbench"));
     let structure = Kind::REFERENCE.name();
     let mut procs: Vec<ManagerProcess> = (0..MANAGERS)
@@ -151,8 +152,7 @@ fn five_managers_keep_the_invariants_across_kill_9() {
     assert!(out.status.success() && json["committed"] == true, "{json}");
 
     drop(procs);
-    assert!(left_behind(&dir).is_empty(), "processes left behind: {:?}", left_behind(&dir));
-    let _ = std::fs::remove_dir_all(&dir);
+    assert!(left_behind(dir).is_empty(), "processes left behind: {:?}", left_behind(dir));
     let mut failed = std::collections::BTreeMap::new();
     for d in &dones {
         if let Outcome::Failed(f) = &d.outcome {

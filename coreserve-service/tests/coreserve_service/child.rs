@@ -11,8 +11,6 @@ use std::time::{Duration, Instant};
 use coreserve_service::child::ManagerProcess;
 use coreserve_service::Error;
 
-use super::Scratch;
-
 /// Scripts are written and started one test at a time: a child forked by another test
 /// while a script is open for writing would make its exec fail ("text file busy").
 static SPAWNING: Mutex<()> = Mutex::new(());
@@ -37,7 +35,7 @@ fn lines(path: &Path) -> Vec<String> {
 #[test]
 fn a_manager_starts_with_its_settings_restarts_on_its_port_and_dies_with_its_guard() {
     let _one = SPAWNING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let dir = Scratch::new("child-life");
+    let dir = tempfile::tempdir().unwrap();
     let d = dir.path().display();
     // It notes its arguments and pid, prints its address, and runs until killed or
     // until its standard input closes.
@@ -73,7 +71,7 @@ fn a_manager_starts_with_its_settings_restarts_on_its_port_and_dies_with_its_gua
 #[test]
 fn a_manager_that_cannot_start_or_prints_no_address_is_an_error_naming_it() {
     let _one = SPAWNING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let dir = Scratch::new("child-bad");
+    let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("m.redb");
     let missing = dir.path().join("no-such-resbench");
     match ManagerProcess::spawn(&missing, 7, &db, "list", 3) {

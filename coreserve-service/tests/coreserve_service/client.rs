@@ -10,7 +10,7 @@ use coreserve_service::client::{self, discover, wait_until, Pool};
 use coreserve_service::load::{AHEAD, DURATION_SLOTS, SLACK_SLOTS};
 use coreserve_service::{now_ms, Error, CLIENT, SLOT};
 
-use super::{dead_addr, manager, Scratch};
+use super::{dead_addr, manager};
 
 /// Two resources at each of managers 0 and 1, starting from about a second ahead.
 fn reservation(managers: [u32; 2]) -> Reservation {
@@ -25,7 +25,7 @@ fn reservation(managers: [u32; 2]) -> Reservation {
 
 #[test]
 fn a_reservation_over_two_in_process_managers_commits_and_both_lock_it() {
-    let dir = Scratch::new("client-commit");
+    let dir = tempfile::tempdir().unwrap();
     let (m0, m1) = (manager(0, dir.path()), manager(1, dir.path()));
     let addrs = [m0.addr.to_string(), m1.addr.to_string()];
     let managers = discover(&addrs).expect("both answer");
@@ -59,7 +59,7 @@ fn discover_refuses_no_managers_too_many_and_two_with_one_id() {
     assert_eq!(discover(&[]).unwrap_err().to_string(), "name 1 to 64 managers, not 0");
     let many: Vec<String> = (0..65).map(|_| "127.0.0.1:1".to_owned()).collect();
     assert!(matches!(discover(&many), Err(Error::ManagerCount(65))));
-    let dir = Scratch::new("client-discover");
+    let dir = tempfile::tempdir().unwrap();
     let m = manager(4, dir.path());
     let addr = m.addr.to_string();
     assert_eq!(discover(&[addr.clone(), addr]).unwrap_err().to_string(), "two managers have id 4");
@@ -73,7 +73,7 @@ fn a_dead_managers_address_is_a_clear_error_within_the_timeout() {
     assert!(matches!(e, Error::Get { ref addr, path: "/v1/status", .. } if *addr == dead), "{e:?}");
     assert!(e.to_string().starts_with(&format!("GET {dead}/v1/status: ")), "{e}");
     assert!(matches!(client::state(&dead), Err(Error::Get { path: "/v1/state", .. })));
-    let dir = Scratch::new("client-dead");
+    let dir = tempfile::tempdir().unwrap();
     let m = manager(0, dir.path());
     assert!(
         matches!(discover(&[m.addr.to_string(), dead.clone()]), Err(Error::Get { ref addr, .. }) if *addr == dead)

@@ -2,11 +2,11 @@
 //! a bad post gets a 4xx JSON error naming what was wrong and changes nothing, a good
 //! one is accepted, status and state answer JSON, and other routes are refused.
 
-use coreserve_service::limits::MAX_BODY;
+use coreserve::limits::MAX_BODY;
 use coreserve_service::wire::{Post, Snapshot, Status};
 use serde_json::json;
 
-use super::{dead_addr, env, get, manager, nothing, post, probe, silent, Scratch};
+use super::{dead_addr, env, get, manager, nothing, post, probe, silent};
 
 /// A manager's status and snapshot, its clock left out.
 fn observed(addr: &str) -> (Status, Snapshot) {
@@ -21,7 +21,7 @@ fn observed(addr: &str) -> (Status, Snapshot) {
 
 #[test]
 fn a_bad_post_gets_a_4xx_error_naming_what_was_wrong_and_changes_nothing() {
-    let dir = Scratch::new("http-bad");
+    let dir = tempfile::tempdir().unwrap();
     let m = manager(0, dir.path());
     let addr = m.addr.to_string();
     let before = observed(&addr);
@@ -61,7 +61,7 @@ fn a_bad_post_gets_a_4xx_error_naming_what_was_wrong_and_changes_nothing() {
 
 #[test]
 fn status_and_state_answer_json_and_other_routes_are_refused() {
-    let dir = Scratch::new("http-routes");
+    let dir = tempfile::tempdir().unwrap();
     let m = manager(3, dir.path());
     let addr = m.addr.to_string();
     let (status, state) = observed(&addr);

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use coreserve_service::limits::{MAX_CLIENTS, MAX_MANAGERS};
+use coreserve::limits::{MAX_LOAD_CLIENTS, MAX_MANAGERS};
 use coreserve_service::load::{
     check, client_base, draw, read, save, LoadFile, LoadOptions, LoadRun, AHEAD, DURATION_SLOTS, LOAD_FILE,
     NODES, SLACK_SLOTS,
@@ -15,8 +15,6 @@ use coreserve_service::{now_ms, Error, SLOT};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use structures::Kind;
-
-use super::Scratch;
 
 fn options() -> LoadOptions {
     LoadOptions {
@@ -86,15 +84,15 @@ fn a_drawn_reservation_asks_nodes_at_distinct_managers_on_a_hot_start() {
 fn client_ids_are_above_every_manager_and_leave_room_for_every_client() {
     let firsts: BTreeSet<u32> = (0..1000).map(client_base).collect();
     for first in &firsts {
-        assert!(*first as usize > MAX_MANAGERS, "{first}");
-        assert!(u64::from(*first) + u64::from(MAX_CLIENTS) < u64::from(u32::MAX), "{first}");
+        assert!(*first > MAX_MANAGERS, "{first}");
+        assert!(u64::from(*first) + u64::from(MAX_LOAD_CLIENTS) < u64::from(u32::MAX), "{first}");
     }
     assert!(firsts.len() > 990, "the salt changes the ids");
 }
 
 #[test]
 fn a_results_file_reads_back_as_written_and_a_bad_one_is_named() {
-    let dir = Scratch::new("load-file");
+    let dir = tempfile::tempdir().unwrap();
     let run = LoadRun {
         managers: 2,
         clients: 3,
@@ -124,21 +122,17 @@ fn a_results_file_reads_back_as_written_and_a_bad_one_is_named() {
     assert_eq!(save(&out, &file).unwrap(), out.join(LOAD_FILE));
     assert_eq!(read(&out).unwrap(), file);
     let missing = dir.path().join("none");
-    match read(&missing) {
-        Err(e @ Error::Read { .. }) => {
-            assert!(e
-                .to_string()
-                .starts_with(&format!("cannot read {}: ", missing.join(LOAD_FILE).display())))
-        }
-        other => panic!("{other:?}"),
-    }
+    let err = read(&missing).unwrap_err();
+    assert!(matches!(err, Error::Read { .. }), "{err:?}");
+    assert!(
+        err.to_string().starts_with(&format!("cannot read {}: ", missing.join(LOAD_FILE).display())),
+        "{err}"
+    );
     std::fs::write(out.join(LOAD_FILE), "[]").unwrap();
-    match read(&out) {
-        Err(e @ Error::NotLoadFile { .. }) => {
-            assert!(e
-                .to_string()
-                .starts_with(&format!("{}: not a load file: ", out.join(LOAD_FILE).display())))
-        }
-        other => panic!("{other:?}"),
-    }
+    let err = read(&out).unwrap_err();
+    assert!(matches!(err, Error::NotLoadFile { .. }), "{err:?}");
+    assert!(
+        err.to_string().starts_with(&format!("{}: not a load file: ", out.join(LOAD_FILE).display())),
+        "{err}"
+    );
 }

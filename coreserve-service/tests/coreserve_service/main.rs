@@ -14,38 +14,42 @@ mod store;
 mod wire;
 
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::path::Path;
+use std::time::Duration;
 
-use coreserve::durable::{Input, Output, StoreError};
-use coreserve::proto::{Envelope, Msg, NodeId};
+use coreserve::durable::{DecisionRecord, Input, LockRecord, Output, PreparedRecord, StoreError};
+use coreserve::proto::{ClaimId, Envelope, Msg, NodeId, Priority, TxnId};
 use coreserve_service::host::Machine;
 use coreserve_service::now_ms;
 use coreserve_service::runtime::Running;
 use coreserve_service::server::{ServeOptions, ServerNode};
-use structures::{Kind, Time};
+use structures::{Kind, RangeSet, Time};
 
-/// A fresh directory of this test's own, removed when dropped.
-struct Scratch(PathBuf);
+/// The claim and the transaction of [`records`].
+const C: ClaimId = ClaimId { epoch: 1, seq: 2 };
+const T: TxnId = TxnId { client: 11, seq: 3 };
 
-impl Scratch {
-    /// Named by `what`, the process and the time.
-    fn new(what: &str) -> Self {
-        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!("resbench-{what}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("scratch dir");
-        Self(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// One durable record of each kind: `T`'s lock of `C` on ids {0, 1, 5} over [10, 15),
+/// another transaction's Yes vote over [20, 25), and `T`'s commit.
+fn records() -> (LockRecord, PreparedRecord, DecisionRecord) {
+    let lock = LockRecord {
+        claim: C,
+        holder: 11,
+        txn: Some(T),
+        ids: RangeSet::from_ids([0, 1, 5]),
+        start: 10,
+        end: 15,
+    };
+    let prepared = PreparedRecord {
+        txn: TxnId { client: 12, seq: 1 },
+        coordinator: 1,
+        prio: Priority { ts: 4, client: 12 },
+        claims: vec![(ClaimId { epoch: 1, seq: 3 }, RangeSet::from_ids([2]))],
+        start: 20,
+        end: 25,
+    };
+    let decision = DecisionRecord { txn: T, commit: true, start: 10, end: 15, parts: vec![] };
+    (lock, prepared, decision)
 }
 
 /// Resources per in-process manager.

@@ -1,21 +1,16 @@
 //! What travels over HTTP (`src/wire.rs`): the JSON shapes of a post, an error, a status
-//! and a snapshot, worked out by hand; every protocol message round-trips through JSON
-//! under its own name; `decode` refuses each limit's first value past it, naming it.
+//! and a snapshot, worked out by hand (every protocol message's own round trip is
+//! `coreserve`'s `proto` test); `decode` refuses each limit's first value past it, naming it.
 
 use std::collections::BTreeMap;
 
-use coreserve::durable::{DecisionRecord, Durable, LockRecord, PreparedRecord};
-use coreserve::error::CalError;
-use coreserve::proto::{ClaimId, Envelope, HoldGrant, Msg, Part, Priority, TxnId, Verdict, WaitEnd};
-use coreserve_service::limits::{MAX_ADDR, MAX_BODY, MAX_MANAGERS};
+use coreserve::durable::Durable;
+use coreserve::limits::{MAX_ADDR, MAX_BODY, MAX_MANAGERS};
+use coreserve::proto::Msg;
 use coreserve_service::wire::{decode, ErrorBody, Post, Snapshot, Status};
 use serde_json::json;
-use structures::RangeSet;
 
-use super::env;
-
-const C: ClaimId = ClaimId { epoch: 1, seq: 2 };
-const T: TxnId = TxnId { client: 11, seq: 3 };
+use super::{env, records, C, T};
 
 fn body(v: &serde_json::Value) -> Vec<u8> {
     serde_json::to_vec(v).unwrap()
@@ -73,8 +68,8 @@ fn malformed_posts_are_refused_naming_what_is_wrong() {
 
 #[test]
 fn each_limit_is_accepted_and_the_first_value_past_it_refused_by_name() {
-    let post = |reply_to: &str, peers: usize, peer_addr: &str| {
-        let peers: Vec<(u32, String)> = (0..peers as u32).map(|i| (i, peer_addr.to_owned())).collect();
+    let post = |reply_to: &str, peers: u32, peer_addr: &str| {
+        let peers: Vec<(u32, String)> = (0..peers).map(|i| (i, peer_addr.to_owned())).collect();
         body(
             &json!({"reply_to": reply_to, "peers": peers, "env": {"from": 1, "to": 0, "msg": {"Ack": {"txn": {"client": 1, "seq": 1}}}}}),
         )
@@ -92,58 +87,6 @@ fn each_limit_is_accepted_and_the_first_value_past_it_refused_by_name() {
     decode(&fits).expect("a body of exactly the limit");
     fits.push(b' ');
     assert_eq!(refused(&fits), ("too_large".to_owned(), "65537 bytes; the limit is 65536".to_owned()));
-}
-
-#[test]
-fn every_message_round_trips_through_json_under_its_own_name() {
-    let grant = HoldGrant { claim: C, ids: RangeSet::from_ids([0, 1, 5]), start: 10, end: 15, deadline: 20 };
-    let why = CalError::Busy { ids: RangeSet::from_ids([3]), start: 10, end: 15 };
-    let prio = Priority { ts: 7, client: 11 };
-    let msgs = vec![
-        Msg::Query { req: 1, prio, from: 0, to: 20, duration: 5, n: 2, max_holds: 2 },
-        Msg::QueryReply { req: 1, holds: vec![grant.clone()], dead: vec![3, 4] },
-        Msg::Hold { req: 2, prio, n: 1, start: 10, end: 15 },
-        Msg::HoldReply { req: 2, result: Ok(grant.clone()) },
-        Msg::HoldReply { req: 2, result: Err(why.clone()) },
-        Msg::Wait { req: 3, prio, n: 1, start: 10, end: 15, until: 30 },
-        Msg::WaitReply { req: 3, result: Ok(None) },
-        Msg::WaitReply { req: 3, result: Ok(Some(grant.clone())) },
-        Msg::Granted { req: 3, grant },
-        Msg::WaitEnded { req: 3, reason: WaitEnd::Expired },
-        Msg::Release { req: 4, claims: vec![C] },
-        Msg::Released { req: 4, released: vec![C], refused: vec![(C, CalError::AlreadyLocked { claim: C })] },
-        Msg::Lock { req: 5, claim: C },
-        Msg::LockReply { req: 5, result: Ok(C) },
-        Msg::Recall { claim: C, deadline: 12 },
-        Msg::Expired { claim: C },
-        Msg::CommitReq {
-            txn: T,
-            start: 10,
-            end: 15,
-            parts: vec![Part { manager: 0, claims: vec![C], n: 2 }],
-        },
-        Msg::Outcome { txn: T, committed: false },
-        Msg::Prepare { txn: T, client: 11, start: 10, end: 15, claims: vec![C] },
-        Msg::Vote { txn: T, yes: false, reason: Some(CalError::Outside(structures::Error::EmptySet)) },
-        Msg::Commit { txn: T, end: 15 },
-        Msg::Ack { txn: T },
-        Msg::Abort { txn: T, claims: vec![] },
-        Msg::DecisionQuery { txn: T },
-        Msg::Decision { txn: T, verdict: Verdict::Commit },
-        Msg::Error { req: None, txn: Some(T), error: CalError::BadRequest("no".to_owned()) },
-    ];
-    let mut names = std::collections::BTreeSet::new();
-    for msg in msgs {
-        let e = Envelope { from: 11, to: 0, msg };
-        let v = serde_json::to_value(&e).unwrap();
-        // Externally tagged: the message's one key is its kind.
-        let keys: Vec<&String> = v["msg"].as_object().expect("an object").keys().collect();
-        assert_eq!(keys, [e.msg.kind()], "{v}");
-        names.insert(e.msg.kind());
-        let back: Envelope = serde_json::from_slice(&serde_json::to_vec(&e).unwrap()).unwrap();
-        assert_eq!(back, e);
-    }
-    assert_eq!(names.len(), 24, "every kind of message");
 }
 
 #[test]
@@ -169,23 +112,7 @@ fn errors_statuses_and_snapshots_have_the_documented_shape() {
     assert_eq!(serde_json::to_value(&status).unwrap(), shape);
     assert_eq!(serde_json::from_value::<Status>(shape).unwrap(), status);
 
-    let lock = LockRecord {
-        claim: C,
-        holder: 11,
-        txn: Some(T),
-        ids: RangeSet::from_ids([0, 1, 5]),
-        start: 10,
-        end: 15,
-    };
-    let prepared = PreparedRecord {
-        txn: TxnId { client: 12, seq: 1 },
-        coordinator: 1,
-        prio: Priority { ts: 4, client: 12 },
-        claims: vec![(ClaimId { epoch: 1, seq: 3 }, RangeSet::from_ids([2]))],
-        start: 20,
-        end: 25,
-    };
-    let decision = DecisionRecord { txn: T, commit: true, start: 10, end: 15, parts: vec![] };
+    let (lock, prepared, decision) = records();
     let durable = Durable {
         epoch: 3,
         locks: BTreeMap::from([(C, lock)]),

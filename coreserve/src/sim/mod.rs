@@ -15,6 +15,7 @@ use std::str::FromStr;
 use structures::{Kind, UnknownName};
 
 use super::Plant;
+use crate::limits;
 pub use check::Violation;
 pub use world::{run, MAX_TRACE};
 
@@ -122,16 +123,6 @@ impl FromStr for Faults {
             }),
         }
     }
-}
-
-/// The limits of a simulation's sizes.
-pub mod limits {
-    /// The most managers.
-    pub const MAX_MANAGERS: u32 = 64;
-    /// The most clients.
-    pub const MAX_CLIENTS: u32 = 10_000;
-    /// The most steps per seed.
-    pub const MAX_STEPS: u64 = 10_000_000;
 }
 
 /// A simulation's size out of its limits, naming it.

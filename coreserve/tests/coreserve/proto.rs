@@ -1,16 +1,18 @@
 //! The protocol's identifiers and messages (`src/proto.rs`): every message's name is its
 //! variant's, the coordinator's messages are told apart, ids print and order as the
 //! design note says (D7, D17), and every limit refuses the value one past it with an
-//! error naming the limit, while the limit itself is accepted. (Every message's JSON
-//! round trip is `coreserve-service`'s `wire` test: this crate has no JSON.)
+//! error naming the limit, while the limit itself is accepted. Every message round-trips
+//! through JSON under its own name (the services' wire format; only the tests here read
+//! JSON).
 
 use std::collections::BTreeSet;
 
 use coreserve::client::{Client, ClientConfig, Failure, Outcome, Reservation};
 use coreserve::durable::{Durable, Input};
 use coreserve::error::CalError;
+use coreserve::limits;
 use coreserve::manager::{Manager, ManagerConfig};
-use coreserve::proto::{limits, ClaimId, HoldGrant, Msg, Part, Priority, TxnId, Verdict, WaitEnd};
+use coreserve::proto::{ClaimId, Envelope, HoldGrant, Msg, Part, Priority, TxnId, Verdict, WaitEnd};
 use structures::{Config, Kind, RangeSet};
 
 use super::{env, manager_config, prio, sent, A, M1, M2};
@@ -30,8 +32,13 @@ fn every_message() -> Vec<Msg> {
         Msg::QueryReply { req: 1, holds: vec![grant()], dead: vec![3] },
         Msg::Hold { req: 2, prio: prio(A), n: 1, start: 10, end: 15 },
         Msg::HoldReply { req: 2, result: Ok(grant()) },
+        Msg::HoldReply {
+            req: 2,
+            result: Err(CalError::Busy { ids: RangeSet::from_ids([3]), start: 10, end: 15 }),
+        },
         Msg::Wait { req: 3, prio: prio(A), n: 1, start: 10, end: 15, until: 30 },
         Msg::WaitReply { req: 3, result: Ok(None) },
+        Msg::WaitReply { req: 3, result: Ok(Some(grant())) },
         Msg::Granted { req: 3, grant: grant() },
         Msg::WaitEnded { req: 3, reason: WaitEnd::Locked },
         Msg::Release { req: 4, claims: vec![C1] },
@@ -68,6 +75,19 @@ fn every_message_is_named_by_its_variant_and_no_two_kinds_share_a_name() {
     }
     let kinds: BTreeSet<&str> = msgs.iter().map(Msg::kind).collect();
     assert_eq!(kinds.len(), 24);
+}
+
+#[test]
+fn every_message_round_trips_through_json_under_its_own_name() {
+    for msg in every_message() {
+        let e = Envelope { from: A, to: M1, msg };
+        let v = serde_json::to_value(&e).unwrap();
+        // Externally tagged: the message's one key is its kind.
+        let keys: Vec<&String> = v["msg"].as_object().expect("an object").keys().collect();
+        assert_eq!(keys, [e.msg.kind()], "{v}");
+        let back: Envelope = serde_json::from_slice(&serde_json::to_vec(&e).unwrap()).unwrap();
+        assert_eq!(back, e);
+    }
 }
 
 #[test]

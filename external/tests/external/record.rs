@@ -1,28 +1,9 @@
-//! `src/external/record.rs`: the recorder logs every call and changes no answer.
+//! `src/record.rs`: a recorded replay holds every call the replay makes.
 
-use external::record::{record_replay, Recorder};
+use external::record::record_replay;
 use external::streams::read_trace;
-use oracle::{apply, Op};
 use scheduling::replay::{replay, Mode, Options, ReplayConfig, Silent};
-use structures::{Config, Kind, RangeSet};
-
-#[test]
-fn the_recorder_logs_each_call_in_order_and_forwards_it() {
-    let config = Config::default();
-    let (mut recorder, log) = Recorder::new(Kind::RbTree.build(4, config).unwrap());
-    let mut plain = Kind::RbTree.build(4, config).unwrap();
-    let ops = [
-        Op::Allocate { start: 0, end: 10, set: RangeSet::from_range(0, 2) },
-        Op::Check { start: 5, end: 8, n: 3 },
-        Op::Earliest { ready: 2, duration: 4, n: 3 },
-        Op::Advance { now: 3 },
-        Op::FreeFrames { from: 3, to: 12 },
-    ];
-    for op in &ops {
-        assert_eq!(apply(&mut recorder, op), apply(plain.as_mut(), op));
-    }
-    assert_eq!(*log.borrow(), ops);
-}
+use structures::{Config, Kind};
 
 #[test]
 fn a_recorded_replay_holds_every_call_the_replay_counts() {

@@ -209,18 +209,24 @@ fn figures(w: &Workload<'_>, stem: &str, out: &Path) -> Result<Vec<Block>> {
                 .collect::<Vec<_>>()
         };
     let mut blocks = Vec::new();
+    let mut add =
+        |n: &str, series: &[Series<'_>], draw: &dyn Fn(&Path, &[Series<'_>]) -> Result<()>, caption| {
+            if series.is_empty() {
+                return Ok(());
+            }
+            let file = format!("coalloc-fig{n}-{stem}-{}.svg", w.capacity);
+            draw(&out.join(&file), series)?;
+            blocks.push(Block::Figure { file, caption });
+            Ok::<_, crate::Error>(())
+        };
     let fig3 = groups(|ws| &ws.by_length, |g| g.upto as f64 / 3600.0, |g| g.mean_penalty);
-    if !fig3.is_empty() {
-        let file = format!("coalloc-fig3-{stem}-{}.svg", w.capacity);
-        plots::log_lines(
-            &out.join(&file),
-            "Mean temporal penalty W_r / l_r by requested time",
-            ("l_r, hours (upper end of each hour; the last holds everything longer)", "mean W_r / l_r"),
-            FLOOR_PENALTY,
-            &fig3,
-        )?;
-        blocks.push(Block::Figure { file, caption: format!("coallocation-2d-trees, Fig 3: the temporal penalty of the jobs of each hour of requested time, by policy (penalties under {FLOOR_PENALTY} drawn at it).") });
-    }
+    let axes = ("l_r, hours (upper end of each hour; the last holds everything longer)", "mean W_r / l_r");
+    add(
+        "3",
+        &fig3,
+        &|path, s| plots::log_lines(path, "Mean temporal penalty W_r / l_r by requested time", axes, FLOOR_PENALTY, s),
+        format!("coallocation-2d-trees, Fig 3: the temporal penalty of the jobs of each hour of requested time, by policy (penalties under {FLOOR_PENALTY} drawn at it)."),
+    )?;
     let mut fig4: Vec<Series<'_>> = w
         .policies
         .iter()
@@ -233,28 +239,21 @@ fn figures(w: &Workload<'_>, stem: &str, out: &Path) -> Result<Vec<Block>> {
     if let Some(rec) = &w.trace.recorded_waits {
         fig4.push(Series { name: "recorded", points: in_hours(&rec.quantiles) });
     }
-    if !fig4.is_empty() {
-        let file = format!("coalloc-fig4-{stem}-{}.svg", w.capacity);
-        plots::distribution(
-            &out.join(&file),
-            "Waiting time distribution",
-            "wait, hours",
-            FLOOR_HOURS,
-            &fig4,
-        )?;
-        blocks.push(Block::Figure { file, caption: "coallocation-2d-trees, Fig 4 a: the share of jobs that waited at most each time, by policy, and as the trace logs it (waits under a minute drawn at a minute).".into() });
-    }
+    add(
+        "4",
+        &fig4,
+        &|path, s| plots::distribution(path, "Waiting time distribution", "wait, hours", FLOOR_HOURS, s),
+        "coallocation-2d-trees, Fig 4 a: the share of jobs that waited at most each time, by policy, and as the trace logs it (waits under a minute drawn at a minute).".into(),
+    )?;
     let fig5 = groups(|ws| &ws.by_size, |g| g.upto as f64, |g| g.mean_wait / 3600.0);
-    if !fig5.is_empty() {
-        let file = format!("coalloc-fig5-{stem}-{}.svg", w.capacity);
-        plots::lines(
-            &out.join(&file),
-            "Mean wait by spatial size",
-            ("n_r (upper end of each group of 50)", "mean wait, hours"),
-            &fig5,
-        )?;
-        blocks.push(Block::Figure { file, caption: "coallocation-2d-trees, Fig 5: the mean wait of the jobs of each group of 50 resources, by policy.".into() });
-    }
+    let axes = ("n_r (upper end of each group of 50)", "mean wait, hours");
+    add(
+        "5",
+        &fig5,
+        &|path, s| plots::lines(path, "Mean wait by spatial size", axes, s),
+        "coallocation-2d-trees, Fig 5: the mean wait of the jobs of each group of 50 resources, by policy."
+            .into(),
+    )?;
     Ok(blocks)
 }
 

@@ -50,13 +50,16 @@ fn cell(e: &Estimate, digits: usize) -> String {
 }
 
 /// One plot of `y` against x, one line per algorithm (and `extra` lines).
+/// What a plot draws of each point: its x and its y.
+type Xy = fn(&Point) -> (f64, f64);
+
 fn plot(
     out: &Path,
     file: &str,
     title: &str,
     axes: (&str, &str),
     result: &FigureResult,
-    xy: fn(&Point) -> (f64, f64),
+    xy: Xy,
     extra: Vec<Series<'_>>,
 ) -> Result<Block> {
     let mut series: Vec<Series<'_>> = result
@@ -119,24 +122,15 @@ fn section(figure: &Figure, result: &FigureResult, out: &Path) -> Result<Vec<Blo
             columns[0] = format!("{x_label}: simulation time");
         }
         Measure::Benefit => {
-            blocks.push(plot(
-                out,
-                &format!("fig{id}a.svg"),
-                &format!("{} (a)", figure.caption),
-                (x_label, "system benefit"),
-                result,
-                |p| (p.x, p.system_benefit.mean),
-                Vec::new(),
-            )?);
-            blocks.push(plot(
-                out,
-                &format!("fig{id}b.svg"),
-                &format!("{} (b)", figure.caption),
-                (x_label, "rejections"),
-                result,
-                |p| (p.x, p.rejected.mean),
-                Vec::new(),
-            )?);
+            let panels: [(&str, &str, Xy); 2] = [
+                ("a", "system benefit", |p| (p.x, p.system_benefit.mean)),
+                ("b", "rejections", |p| (p.x, p.rejected.mean)),
+            ];
+            for (panel, y_label, value) in panels {
+                let (file, caption) =
+                    (format!("fig{id}{panel}.svg"), format!("{} ({panel})", figure.caption));
+                blocks.push(plot(out, &file, &caption, (x_label, y_label), result, value, Vec::new())?);
+            }
         }
     }
     // The table: each algorithm's measure, and for chapter 5 its benefit too.

@@ -7,7 +7,7 @@ use std::fs;
 use reporting::bench_file::BenchFile;
 use reporting::report::bench::render;
 
-use super::{bench_files, result, scratch, section};
+use super::{bench_files, result, section};
 
 fn recorded(at: &str, revision: &str, results: Vec<reporting::bench_file::BenchResult>) -> BenchFile {
     BenchFile { revision: revision.into(), results, ..bench_files::file(at, |_, _| 1.0) }
@@ -51,9 +51,10 @@ fn ratios_are_geometric_means_over_the_states_both_runs_measured() {
     );
     // An older run still, which the newest is not compared with.
     let oldest = recorded("2026-01-01T00:00:00Z", "o", vec![result("rbtree", "check", "s1", 1.0)]);
-    let dir = scratch("before-after");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     // In any order: the files are ordered by when they were recorded.
-    render(&[after, oldest, before], &dir, "resbench report", None).unwrap();
+    render(&[after, oldest, before], dir, "resbench report", None).unwrap();
     let md = fs::read_to_string(dir.join("index.md")).unwrap();
     let lines = section(&md, "## Before and after");
     assert!(
@@ -73,5 +74,4 @@ fn ratios_are_geometric_means_over_the_states_both_runs_measured() {
             "| rbtree | check | 2 | ×2.00 | ×0.50 | – |",
         ]
     );
-    fs::remove_dir_all(dir).unwrap();
 }

@@ -9,8 +9,8 @@ use super::bench_files;
 
 #[test]
 fn the_report_shows_ratios_exponents_and_the_machine() {
-    let dir = std::env::temp_dir().join(format!("resbench-report-bench-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     // The list grows linearly and is 4x slower at 100 entries; the tree is flat.
     let newest =
         bench_files::file(
@@ -19,9 +19,9 @@ fn the_report_shows_ratios_exponents_and_the_machine() {
         );
     let older = bench_files::file("2026-11-21T10:00:00Z", |_, _| 1.0);
     let readme = dir.join("README.md");
-    fs::create_dir_all(&dir).unwrap();
+    fs::create_dir_all(dir).unwrap();
     fs::write(&readme, format!("# x\n\nbefore\n{README_BEGIN}\nold summary\n{README_END}\nafter\n")).unwrap();
-    render(&[older, newest], &dir, "resbench report runs/*.json", Some(&readme)).unwrap();
+    render(&[older, newest], dir, "resbench report runs/*.json", Some(&readme)).unwrap();
     let md = fs::read_to_string(dir.join("index.md")).unwrap();
     assert!(md.contains("Measured 2026-11-22T10:00:00Z at revision `abc123` on a test cpu"), "{md}");
     // Ratios to the fastest: 4, 40, 400, 4000 -> geometric mean 4 * 10^1.5 = 126.49.
@@ -46,28 +46,25 @@ fn the_report_shows_ratios_exponents_and_the_machine() {
         "{text}"
     );
     assert!(!text.contains("old summary") && text.contains("| list | 126.49 |"), "{text}");
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_readme_without_markers_is_refused() {
-    let dir = std::env::temp_dir().join(format!("resbench-readme-{}", std::process::id()));
-    fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let readme = dir.join("README.md");
     fs::write(&readme, "# no markers\n").unwrap();
     let error = format!("{:#}", rewrite_readme(&readme, "table").unwrap_err());
     assert!(error.contains("no summary markers"), "{error}");
     assert_eq!(fs::read_to_string(&readme).unwrap(), "# no markers\n");
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn one_run_has_nothing_to_compare_yet() {
-    let dir = std::env::temp_dir().join(format!("resbench-report-one-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let only = bench_files::file("2026-11-22T10:00:00Z", |_, _| 1.0);
-    render(&[only], &dir, "resbench report runs/*.json", None).unwrap();
+    render(&[only], dir, "resbench report runs/*.json", None).unwrap();
     let md = fs::read_to_string(dir.join("index.md")).unwrap();
     assert!(md.contains("## Before and after\n\nOne run is recorded"), "{md}");
-    fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,25 +1,17 @@
 //! `src/report/coalloc.rs`: coallocation-2d-trees' section 5 on one workload, with the
 //! batch baselines, the recorded waits and a sweep over ρ.
 
+use super::{assert_contains, replayed, synthetic};
 use std::fs;
 
 use reporting::report::render;
 use reporting::run_file::{trace_info, RunFile, Setup, TraceInfo};
 use scheduling::policy::{Attempts, PolicyKind};
-use scheduling::replay::{replay, Options, ReplayConfig, Silent};
+use scheduling::replay::Options;
 use structures::{Config, Kind};
-use traces::synthetic::Synthetic;
 
 fn runs() -> Vec<RunFile> {
-    let params = Synthetic {
-        jobs: 300,
-        capacity: 64,
-        mean_gap: 40.0,
-        max_size: 64,
-        min_time: 600,
-        max_time: 7_200,
-        seed: 4,
-    };
+    let params = synthetic(300, 64, 40.0, 64, (600, 7_200), 4);
     let mut load = params.workload().unwrap();
     // A log's own waits, one unknown.
     for (k, r) in load.requests.iter_mut().enumerate() {
@@ -35,9 +27,7 @@ fn runs() -> Vec<RunFile> {
             let options = Options { policy, ar_fraction, attempts, ..Options::default() };
             let setup =
                 Setup { command: "resbench replay".into(), trace: trace.clone(), config, options, trim: 0 };
-            let replay_setup = ReplayConfig { config, options, verify: false };
-            let run = replay(Kind::RbTree, &load, &replay_setup, &mut Silent).unwrap();
-            RunFile::new(&setup, &load, &run)
+            replayed(Kind::RbTree, &load, &setup)
         })
         .collect()
 }
@@ -45,13 +35,13 @@ fn runs() -> Vec<RunFile> {
 #[test]
 fn the_coalloc_section_has_table_2_the_baselines_the_recorded_waits_and_the_sweep() {
     let runs = runs();
-    let dir = std::env::temp_dir().join(format!("resbench-report-coalloc-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    render(&runs, &dir, "resbench report").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    render(&runs, dir, "resbench report").unwrap();
     let md = fs::read_to_string(dir.join("index.md")).unwrap();
     let recorded = runs[0].trace.recorded_waits.as_ref().unwrap();
     assert_eq!((recorded.jobs, recorded.unknown), (299, 1));
-    for needle in [
+    assert_contains(&md, &[
         "## Online co-allocation on trace, 64 resources",
         "| n_r | requests | attempts per request | the paper's Table 2 | mean W_r, `coalloc` (Fig 5) | mean wait, `easy` | mean wait, `fcfs` |",
         "| (0:50] |",
@@ -64,9 +54,7 @@ fn the_coalloc_section_has_table_2_the_baselines_the_recorded_waits_and_the_swee
         "| 0.5 | 300 |",
         "the paper prints no Table 2 row for this trace",
         "against `easy`",
-    ] {
-        assert!(md.contains(needle), "missing {needle:?} in\n{md}");
-    }
+    ]);
     for fig in [3, 4, 5, 6] {
         let svg = fs::read_to_string(dir.join(format!("coalloc-fig{fig}-trace-64.svg"))).unwrap();
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"), "Fig {fig}");
@@ -76,5 +64,4 @@ fn the_coalloc_section_has_table_2_the_baselines_the_recorded_waits_and_the_swee
     assert!(["coalloc", "easy", "fcfs", "recorded"].iter().all(|name| fig4.contains(name)), "{fig4}");
     let fig6 = fs::read_to_string(dir.join("coalloc-fig6-trace-64.svg")).unwrap();
     assert!(fig6.contains("ρ = 0") && fig6.contains("ρ = 0.5"));
-    fs::remove_dir_all(dir).unwrap();
 }

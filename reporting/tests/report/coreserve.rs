@@ -4,15 +4,24 @@
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::path::{Path, PathBuf};
 
 use ::coreserve::polling::{self, Cell, Measured, Trials};
 use ::coreserve::services::{self as service, LoadRun};
 use reporting::report::coreserve::{render_load, render_polling};
 use structures::Kind;
 
-use super::{scratch, section, svg};
+use super::{section, svg};
 
 const TRIALS: Trials = Trials { kind: Kind::RbTree, trials: 100, horizon: 64, duration: 1, seed: 3 };
+
+/// The polling report of the formula's rows for `(n, k, q, c)` alone (nothing measured,
+/// no grid) into `dir`, and its HTML page.
+pub(super) fn formula_report(dir: &Path, params: (u32, u32, f64, f64), command: &str) -> PathBuf {
+    let (n, k, q, c) = params;
+    let rows = polling::table(n, k, q, c, &[]).unwrap();
+    render_polling(dir, params, &TRIALS, &rows, &[], command).unwrap()
+}
 
 /// Two cells of the grid at q 0.1, c 0.01: one in the band, one not.
 fn cells() -> Vec<Cell> {
@@ -21,12 +30,13 @@ fn cells() -> Vec<Cell> {
 
 #[test]
 fn the_polling_report_s_cost_table_best_p_and_grid() {
-    let dir = scratch("polling");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     // n 1 of k 2 at q 0.5: s(1) = 0.5, E[T] = 1, C = 1.1; s(2) = 0.75, E[T] = 1/3,
     // C = 0.5333. p = 1 was measured at 0.9 ± 0.1, so 1.0 with its messages.
     let mut rows = polling::table(1, 2, 0.5, 0.1, &[]).unwrap();
     rows[0].measured = Some(Measured { p: 1, mean: 0.9, ci: 0.1, censored: 0 });
-    let page = render_polling(&dir, (1, 2, 0.5, 0.1), &TRIALS, &rows, &cells(), "resbench coreserve polling")
+    let page = render_polling(dir, (1, 2, 0.5, 0.1), &TRIALS, &rows, &cells(), "resbench coreserve polling")
         .unwrap();
     assert_eq!(page, dir.join("index.html"));
     let md = fs::read_to_string(dir.join("index.md")).unwrap();
@@ -60,29 +70,28 @@ fn the_polling_report_s_cost_table_best_p_and_grid() {
     for name in ["formula, q 0.2", "formula, q 0.4", "formula, q 0.6", "formula, q 0.5", "measured, q 0.5"] {
         assert!(plot.contains(name), "no {name:?} in the plot");
     }
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn a_best_p_past_the_band_is_said_to_be_outside_and_nothing_measured_is_left_out() {
-    let dir = scratch("polling-outside");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     // q 0.9, c 0.01: C(10) = 0.9^10 / (1 - 0.9^10) + 0.1 = 0.635 beats C(9) = 0.722.
     let rows = polling::table(1, 10, 0.9, 0.01, &[]).unwrap();
-    render_polling(&dir, (1, 10, 0.9, 0.01), &TRIALS, &rows, &cells(), "resbench coreserve polling").unwrap();
+    render_polling(dir, (1, 10, 0.9, 0.01), &TRIALS, &rows, &cells(), "resbench coreserve polling").unwrap();
     let md = fs::read_to_string(dir.join("index.md")).unwrap();
     assert!(md.contains("By the formula the best p is 10, outside [n, 2n] = [1, 2].\n"), "{md}");
     assert!(!md.contains("Measured on the calendars"));
     assert!(!svg(&dir.join("fig5-cost.svg"), (720, 440)).contains("measured"));
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn parameters_the_model_refuses_write_no_page() {
-    let dir = scratch("polling-refused");
-    let err = render_polling(&dir, (1, 2, 1.0, 0.1), &TRIALS, &[], &cells(), "x").unwrap_err();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let err = render_polling(dir, (1, 2, 1.0, 0.1), &TRIALS, &[], &cells(), "x").unwrap_err();
     assert_eq!(err.to_string(), "q 1 must be in [0, 1): a slot always unavailable never schedules");
     assert!(!dir.join("index.md").exists() && !dir.join("fig5-cost.svg").exists());
-    fs::remove_dir_all(dir).unwrap();
 }
 
 fn load_run(managers: u32, reservations: u64, committed: u64, failed: &[(&str, u64)]) -> LoadRun {
@@ -114,9 +123,10 @@ fn load_run(managers: u32, reservations: u64, committed: u64, failed: &[(&str, u
 
 #[test]
 fn the_load_figures_have_a_row_per_run_and_sums_over_all() {
-    let dir = scratch("load");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let runs = [load_run(3, 100, 90, &[("no window", 7), ("expired", 3)]), load_run(5, 50, 50, &[])];
-    let page = render_load(&dir, &runs, "resbench coreserve load").unwrap();
+    let page = render_load(dir, &runs, "resbench coreserve load").unwrap();
     assert_eq!(page, dir.join("load.html"));
     let md = fs::read_to_string(dir.join("load.md")).unwrap();
     let rows: Vec<&str> =
@@ -147,16 +157,15 @@ fn the_load_figures_have_a_row_per_run_and_sums_over_all() {
     assert!(md.contains("for 5 s. `resbench` was a release build."), "{md}");
     // The load page is its own: the polling report's pages are not written.
     assert!(!dir.join("index.md").exists());
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn no_load_run_is_an_empty_table() {
-    let dir = scratch("load-empty");
-    render_load(&dir, &[], "resbench coreserve load").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    render_load(dir, &[], "resbench coreserve load").unwrap();
     let md = fs::read_to_string(dir.join("load.md")).unwrap();
     assert!(md.contains("Over every run: 0 of 0 two-phase commits aborted, and 0 of 0 reservations failed."));
     assert!(md.lines().filter(|l| l.starts_with('|')).count() == 2, "{md}");
     assert!(!md.contains("Each manager has"));
-    fs::remove_dir_all(dir).unwrap();
 }

@@ -4,11 +4,9 @@
 
 use std::fs;
 
-use ::coreserve::polling::{self, Trials};
-use reporting::report::coreserve::{render_load, render_polling};
-use structures::Kind;
+use reporting::report::coreserve::render_load;
 
-use super::scratch;
+use super::coreserve::formula_report;
 
 /// How many of each block `md` holds: headings, paragraphs, tables, table rows (header
 /// included), figures, code blocks. A figure's caption is repeated as a paragraph below
@@ -54,7 +52,8 @@ fn html_blocks(html: &str) -> [usize; 6] {
 
 #[test]
 fn markdown_and_html_hold_the_same_blocks_with_html_escaped() {
-    let dir = scratch("doc-load");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let command = r#"resbench coreserve load --out 'a&b' <x> "q""#;
     let run = ::coreserve::services::LoadRun {
         managers: 2,
@@ -80,7 +79,7 @@ fn markdown_and_html_hold_the_same_blocks_with_html_escaped() {
         violations: 0,
         build: "debug".into(),
     };
-    render_load(&dir, &[run], command).unwrap();
+    render_load(dir, &[run], command).unwrap();
     let md = fs::read_to_string(dir.join("load.md")).unwrap();
     let html = fs::read_to_string(dir.join("load.html")).unwrap();
     // One heading, five paragraphs, a table of a header and one run, one command.
@@ -105,16 +104,13 @@ fn markdown_and_html_hold_the_same_blocks_with_html_escaped() {
     assert!(md.contains("are `resbench coreserve serve` processes"));
     assert!(html.contains("are <code>resbench coreserve serve</code> processes"));
     assert!(!html.contains('`'));
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn a_figure_is_an_image_with_its_caption_in_both() {
-    let dir = scratch("doc-polling");
-    let trials = Trials { kind: Kind::RbTree, trials: 10, horizon: 16, duration: 1, seed: 1 };
-    let rows = polling::table(2, 4, 0.3, 0.05, &[]).unwrap();
-    let page =
-        render_polling(&dir, (2, 4, 0.3, 0.05), &trials, &rows, &[], "resbench coreserve polling").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let page = formula_report(dir, (2, 4, 0.3, 0.05), "resbench coreserve polling");
     // `write_pages`: both pages, the HTML one returned.
     assert_eq!(page, dir.join("index.html"));
     let md = fs::read_to_string(dir.join("index.md")).unwrap();
@@ -129,17 +125,16 @@ fn a_figure_is_an_image_with_its_caption_in_both() {
     // The check a browser runs over the plots, once, at the end.
     assert_eq!(html.matches("id=\"render-check\"").count(), 1);
     assert!(html.trim_end().ends_with("</html>"));
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn a_page_that_cannot_be_written_is_named() {
-    let dir = scratch("doc-blocked");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     // A folder where the page should go.
     fs::create_dir_all(dir.join("load.md")).unwrap();
-    let err = render_load(&dir, &[], "x").unwrap_err();
+    let err = render_load(dir, &[], "x").unwrap_err();
     let text = err.to_string();
     assert!(text.starts_with(&format!("cannot write {}: ", dir.join("load.md").display())), "{text}");
     assert!(!dir.join("load.html").exists());
-    fs::remove_dir_all(dir).unwrap();
 }

@@ -4,16 +4,15 @@
 
 use std::fs;
 
-use ::coreserve::polling::{self, Trials};
-use reporting::report::coreserve::render_polling;
 use reporting::report::{bench, render};
-use structures::Kind;
 
-use super::{bench_files, runs, scratch, svg};
+use super::coreserve::formula_report;
+use super::{assert_contains, bench_files, runs, svg};
 
 #[test]
 fn a_replay_report_s_figures_5_and_6() {
-    let dir = scratch("plots-replay");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     // A selection with characters SVG and HTML must escape, in every title.
     let runs: Vec<_> = runs()
         .into_iter()
@@ -22,60 +21,56 @@ fn a_replay_report_s_figures_5_and_6() {
             r
         })
         .collect();
-    render(&runs, &dir, "resbench report").unwrap();
+    render(&runs, dir, "resbench report").unwrap();
     let label = "synthetic, jobs &lt;400 &amp; &quot;more&quot;";
     // Two structures: 160 + 110 each wide.
     let fig5 = svg(&dir.join("fig5-1-synthetic.svg"), (380, 420));
-    for text in [
-        &format!("Figure 5: {label}"),
-        "visited / worst case, %",
-        "10 % of the worst case (the paper&apos;s claim)",
-        "check",
-        "schedule (earliest)",
-        "rbtree",
-        "calendar",
-    ] {
-        assert!(fig5.contains(text), "no {text:?} in Figure 5");
-    }
+    assert_contains(
+        &fig5,
+        &[
+            &format!("Figure 5: {label}"),
+            "visited / worst case, %",
+            "10 % of the worst case (the paper&apos;s claim)",
+            "check",
+            "schedule (earliest)",
+            "rbtree",
+            "calendar",
+        ],
+    );
     let fig6 = svg(&dir.join("fig6-1-synthetic.svg"), (640, 400));
-    for text in [
-        &format!("Figure 6: {label} (rbtree)"),
-        "entries not visited by check (worst case minus visited)",
-        "calls",
-    ] {
-        assert!(fig6.contains(text), "no {text:?} in Figure 6");
-    }
+    assert_contains(
+        &fig6,
+        &[
+            &format!("Figure 6: {label} (rbtree)"),
+            "entries not visited by check (worst case minus visited)",
+            "calls",
+        ],
+    );
     // The page escapes the same label.
     let html = fs::read_to_string(dir.join("index.html")).unwrap();
     assert!(html.contains(&format!("<h2>{label}</h2>")), "{html}");
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn the_performance_report_s_growth_plots() {
-    let dir = scratch("plots-growth");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let file = bench_files::file("2026-11-22T10:00:00Z", |s, n| if s == "list" { n as f64 } else { 1.0 });
-    bench::render(&[file], &dir, "resbench report", None).unwrap();
+    bench::render(&[file], dir, "resbench report", None).unwrap();
     let plot = svg(&dir.join("growth-check.svg"), (720, 440));
-    for text in ["profile entries", "median ns per call", "rbtree", "list"] {
-        assert!(plot.contains(text), "no {text:?} in the growth plot");
-    }
+    assert_contains(&plot, &["profile entries", "median ns per call", "rbtree", "list"]);
     // Only measured operations are plotted.
     assert!(!dir.join("growth-earliest.svg").exists());
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn the_polling_report_s_lines() {
-    let dir = scratch("plots-lines");
-    let trials = Trials { kind: Kind::RbTree, trials: 10, horizon: 16, duration: 1, seed: 1 };
-    let rows = polling::table(2, 6, 0.3, 0.05, &[]).unwrap();
-    render_polling(&dir, (2, 6, 0.3, 0.05), &trials, &rows, &[], "x").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    formula_report(dir, (2, 6, 0.3, 0.05), "x");
     let plot = svg(&dir.join("fig5-cost.svg"), (720, 440));
-    for text in
-        ["C(p) = E[T] + c·p: n 2 of k 6, c 0.05", "p, resources polled", "cost (slots)", "formula, q 0.3"]
-    {
-        assert!(plot.contains(text), "no {text:?} in the plot");
-    }
-    fs::remove_dir_all(dir).unwrap();
+    assert_contains(
+        &plot,
+        &["C(p) = E[T] + c·p: n 2 of k 6, c 0.05", "p, resources polled", "cost (slots)", "formula, q 0.3"],
+    );
 }

@@ -13,7 +13,7 @@ use scheduling::replay::{replay, Options, ReplayConfig, Silent};
 use structures::{Config, Kind};
 use traces::synthetic::Synthetic;
 
-use super::{scratch, section, svg};
+use super::{assert_contains, section, svg};
 
 /// A run of `policy` on `kind`, the workload named `name`, with what the comparison
 /// reads set by hand: utilisation windows at 0 and 60 s, and the policy's counts.
@@ -55,10 +55,12 @@ const EDS_COUNTS: [(&str, u64); 4] =
     [("requests", 10), ("accepted", 8), ("accepted after shifting", 2), ("reservations shifted", 3)];
 const BASE_COUNTS: [(&str, u64); 2] = [("requests", 10), ("accepted", 6)];
 
-fn rendered(name: &str, runs: &[RunFile]) -> (std::path::PathBuf, String) {
-    let dir = scratch(name);
-    render(runs, &dir, "resbench report").unwrap();
-    let md = fs::read_to_string(dir.join("index.md")).unwrap();
+/// The report of `runs`, in a folder removed when the first value is dropped, and its
+/// Markdown page.
+fn rendered(runs: &[RunFile]) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    render(runs, dir.path(), "resbench report").unwrap();
+    let md = fs::read_to_string(dir.path().join("index.md")).unwrap();
     (dir, md)
 }
 
@@ -66,7 +68,7 @@ fn rendered(name: &str, runs: &[RunFile]) -> (std::path::PathBuf, String) {
 fn the_comparison_has_fig_4_the_table_and_the_verdict() {
     let eds = run("synthetic: 30 jobs", PolicyKind::FcfsEds, Kind::RbTree, [0.5, 0.7], &EDS_COUNTS);
     let base = run("synthetic: 30 jobs", PolicyKind::Flexible, Kind::RbTree, [0.4, 0.6], &BASE_COUNTS);
-    let (dir, md) = rendered("policies", &[eds, base]);
+    let (dir, md) = rendered(&[eds, base]);
     let lines = section(&md, "## Policies compared on synthetic");
     assert_eq!(lines[1], "synthetic: 30 jobs; 8 resources, slot 60 s. Decisions are the same on every structure (checked by digest when replayed), so one run per policy is shown.");
     let table: Vec<&str> = lines.iter().copied().filter(|l| l.starts_with('|')).collect();
@@ -85,29 +87,28 @@ fn the_comparison_has_fig_4_the_table_and_the_verdict() {
         "{md}"
     );
     assert!(md.contains("![fcfs-eds-slotted-array, Fig 4: utilisation of the 8 resources in each window of 12 slots, sliding a slot at a time.](fig4-1-synthetic.svg)"));
-    let plot = svg(&dir.join("fig4-1-synthetic.svg"), (720, 440));
-    for text in [
-        "Utilisation in a sliding window of 12 slots",
-        "time (slots)",
-        "utilisation (%)",
-        "fcfs-eds",
-        "flexible",
-    ] {
-        assert!(plot.contains(text), "no {text:?} in the plot");
-    }
-    fs::remove_dir_all(dir).unwrap();
+    let plot = svg(&dir.path().join("fig4-1-synthetic.svg"), (720, 440));
+    assert_contains(
+        &plot,
+        &[
+            "Utilisation in a sliding window of 12 slots",
+            "time (slots)",
+            "utilisation (%)",
+            "fcfs-eds",
+            "flexible",
+        ],
+    );
 }
 
 #[test]
 fn worse_utilisation_under_fcfs_eds_does_not_agree_with_the_paper() {
     let eds = run("synthetic: 30 jobs", PolicyKind::FcfsEds, Kind::RbTree, [0.4, 0.4], &EDS_COUNTS);
     let base = run("synthetic: 30 jobs", PolicyKind::Flexible, Kind::RbTree, [0.5, 0.5], &BASE_COUNTS);
-    let (dir, md) = rendered("policies-worse", &[eds, base]);
+    let (_dir, md) = rendered(&[eds, base]);
     assert!(
         md.contains("40.0 % under FCFS-EDS against 50.0 % (a difference of -10.0 points), with 8 requests accepted against 6 (+33.3 %): this does not agree with the paper."),
         "{md}"
     );
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -123,7 +124,7 @@ fn one_row_per_policy_one_section_per_workload_and_none_without_windows() {
         run("another: 30 jobs", PolicyKind::FcfsEds, Kind::RbTree, [0.5, 0.5], &EDS_COUNTS),
         plain,
     ];
-    let (dir, md) = rendered("policies-sections", &runs);
+    let (dir, md) = rendered(&runs);
     // Workloads by name: `another` first.
     let headings: Vec<&str> = md.lines().filter(|l| l.starts_with("## Policies compared on")).collect();
     assert_eq!(headings, ["## Policies compared on another", "## Policies compared on synthetic"]);
@@ -135,8 +136,7 @@ fn one_row_per_policy_one_section_per_workload_and_none_without_windows() {
     let rows: Vec<&&str> = synthetic.iter().filter(|l| l.starts_with("| `")).collect();
     assert_eq!(rows.len(), 2, "{rows:?}");
     assert!(!md.contains("| `conservative` |"));
-    svg(&dir.join("fig4-1-another.svg"), (720, 440));
-    svg(&dir.join("fig4-2-synthetic.svg"), (720, 440));
-    assert!(!dir.join("fig4-3-other.svg").exists());
-    fs::remove_dir_all(dir).unwrap();
+    svg(&dir.path().join("fig4-1-another.svg"), (720, 440));
+    svg(&dir.path().join("fig4-2-synthetic.svg"), (720, 440));
+    assert!(!dir.path().join("fig4-3-other.svg").exists());
 }

@@ -1,5 +1,6 @@
 //! `src/report/rspb.rs` and `src/rspb/results.rs`: the figures' results file and report.
 
+use super::assert_contains;
 use std::fs;
 
 use reporting::report::rspb::render;
@@ -30,15 +31,15 @@ fn results() -> ResultsFile {
 
 #[test]
 fn the_report_has_each_figure_s_plot_table_trend_and_verdict() {
-    let dir = std::env::temp_dir().join(format!("resbench-report-rspb-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let file = results();
-    let path = file.write(&dir).unwrap();
+    let path = file.write(dir).unwrap();
     assert_eq!(path, dir.join(RSPB_FILE));
     assert_eq!(ResultsFile::read(&path).unwrap(), file);
-    render(&file, &dir, "resbench report").unwrap();
+    render(&file, dir, "resbench report").unwrap();
     let md = fs::read_to_string(dir.join("index.md")).unwrap();
-    for needle in [
+    assert_contains(&md, &[
         "## Fig 4.3: Number of rejections versus number of requests",
         "| requests created (simulation time 10,000 to 120,000) | rb | rspb |",
         "Ours: RSPB rejects fewer than RB at 2 of 2 points",
@@ -47,22 +48,19 @@ fn the_report_has_each_figure_s_plot_table_trend_and_verdict() {
         "| floating requests (%) | co-rspb rejections | co-rsbf rejections | co-rsbfr rejections | co-rspb benefit |",
         "As the floating share grows, rejections fall in",
         "2 workloads per point (RNG seeds 1 to 2)",
-    ] {
-        assert!(md.contains(needle), "missing {needle:?} in\n{md}");
-    }
+    ]);
     for plot in ["fig4-3.svg", "fig4-6.svg", "fig4-7.svg", "fig5-12a.svg", "fig5-12b.svg"] {
         let svg = fs::read_to_string(dir.join(plot)).unwrap();
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"), "{plot}");
     }
     // Fig 4.6 draws the ideal beside the algorithms.
     assert!(fs::read_to_string(dir.join("fig4-6.svg")).unwrap().contains("ideal"));
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn another_kind_or_schema_is_refused() {
-    let dir = std::env::temp_dir().join(format!("resbench-rspb-kind-{}", std::process::id()));
-    fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let path = dir.join("x.json");
     fs::write(&path, r#"{"kind": "rspb-figures", "schema": 7}"#).unwrap();
     assert!(ResultsFile::read(&path).unwrap_err().to_string().contains("schema Some(7), this build reads 1"));
@@ -73,7 +71,6 @@ fn another_kind_or_schema_is_refused() {
     assert!(err.contains("figure 4.3: its series must have the same number of points"), "{err}");
     fs::write(&path, r#"{"schema": 1}"#).unwrap();
     assert!(ResultsFile::read(&path).unwrap_err().to_string().contains("not an rspb results file"));
-    fs::remove_dir_all(dir).unwrap();
 }
 
 /// The published figures are this build's kind and render (ci/publish-reports RSPB

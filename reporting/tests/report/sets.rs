@@ -6,11 +6,12 @@ use std::fs;
 
 use reporting::report::bench::render;
 
-use super::{bench_files, result, scratch, section};
+use super::{bench_files, result, section};
 
 #[test]
 fn each_representation_s_time_and_ratio_to_the_fastest_per_operation_and_state() {
-    let dir = scratch("sets");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let mut file = bench_files::file("2026-11-22T10:00:00Z", |_, _| 1.0);
     file.results.extend([
         result("rangeset", "sets/union", "kth", 10.0),
@@ -18,7 +19,7 @@ fn each_representation_s_time_and_ratio_to_the_fastest_per_operation_and_state()
         // `vec` was not measured on this one: a dash.
         result("rangeset", "sets/count", "fragmented", 30.0),
     ]);
-    render(&[file], &dir, "resbench report", None).unwrap();
+    render(&[file], dir, "resbench report", None).unwrap();
     let md = fs::read_to_string(dir.join("index.md")).unwrap();
     let table: Vec<&str> =
         section(&md, "## Resource sets").into_iter().filter(|l| l.starts_with('|')).collect();
@@ -36,14 +37,13 @@ fn each_representation_s_time_and_ratio_to_the_fastest_per_operation_and_state()
     assert!(!md.lines().any(|l| l.starts_with("| rangeset |") || l.starts_with("| vec |")), "{md}");
     let html = fs::read_to_string(dir.join("index.html")).unwrap();
     assert!(html.contains("<tr><td>union</td><td>kth</td><td>10.0 (1.00)</td><td>25.0 (2.50)</td></tr>"));
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn a_run_without_set_results_has_no_section() {
-    let dir = scratch("no-sets");
-    render(&[bench_files::file("2026-11-22T10:00:00Z", |_, _| 1.0)], &dir, "resbench report", None).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    render(&[bench_files::file("2026-11-22T10:00:00Z", |_, _| 1.0)], dir, "resbench report", None).unwrap();
     let md = fs::read_to_string(dir.join("index.md")).unwrap();
     assert!(!md.contains("Resource sets") && md.contains("## Before and after"), "{md}");
-    fs::remove_dir_all(dir).unwrap();
 }

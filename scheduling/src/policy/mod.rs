@@ -12,6 +12,7 @@ mod eds;
 mod queue;
 
 use std::str::FromStr;
+use strum::VariantArray;
 
 use serde::{Deserialize, Serialize};
 use structures::registry::Source;
@@ -172,9 +173,6 @@ pub struct Spec {
 }
 
 impl PolicyKind {
-    /// Every policy, in the order tables list them (the enum's).
-    pub const ALL: &'static [PolicyKind] = <PolicyKind as strum::VariantArray>::VARIANTS;
-
     /// The registry entry.
     pub fn spec(self) -> Spec {
         match self {
@@ -237,6 +235,6 @@ impl FromStr for PolicyKind {
     type Err = UnknownName;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        structures::registry::by_name(Self::ALL, Self::name, "policy", s)
+        structures::registry::by_name(Self::VARIANTS, Self::name, "policy", s)
     }
 }

@@ -22,6 +22,7 @@ mod single;
 mod table;
 
 use std::str::FromStr;
+use strum::VariantArray;
 
 use structures::registry::Source;
 use structures::{Invalid, Kind, RangeSet, Time, UnknownName};
@@ -67,8 +68,8 @@ pub enum Order {
 pub struct Spec {
     /// One line for `--help` and reports.
     pub description: &'static str,
-    /// Where it comes from.
-    pub source: Source,
+    /// Where in rspb-priorities-benefit-functions it comes from (see [`Algorithm::source`]).
+    pub section: &'static str,
     /// The thesis's chapter whose model it schedules: 4 (one sub-request, any machine)
     /// or 5 (sub-requests, fixed or floating).
     pub chapter: u8,
@@ -79,43 +80,45 @@ pub struct Spec {
 const PAPER: &str = "rspb-priorities-benefit-functions";
 
 impl Algorithm {
-    /// Every algorithm, chapter 4's then chapter 5's (the enum's order).
-    pub const ALL: &'static [Algorithm] = <Algorithm as strum::VariantArray>::VARIANTS;
-
     /// The registry entry.
     pub fn spec(self) -> Spec {
         match self {
             Algorithm::Rb => Spec {
                 description: "the Resource Broker baseline: each request in arrival order on the least loaded machine that has all it asks for, else rejected (no benefit functions)",
-                source: Source { paper: PAPER, section: Some("2.3.1 and 4.5 (its baseline; Fig 4.2 without lines 24-32, in arrival order)") },
+                section: "2.3.1 and 4.5 (its baseline; Fig 4.2 without lines 24-32, in arrival order)",
                 chapter: 4,
                 order: Order::Arrival,
             },
             Algorithm::Rspb => Spec {
                 description: "RSPB: each meta-request by priority; the least loaded machine with all a request asks for, else the one whose CPU gives the most benefit",
-                source: Source { paper: PAPER, section: Some("4.4, Figs 4.1 and 4.2") },
+                section: "4.4, Figs 4.1 and 4.2",
                 chapter: 4,
                 order: Order::Priority,
             },
             Algorithm::CoRspb => Spec {
                 description: "Co-RSPB: requests by priority; each sub-request CPU_max on the tightest machine with it, else the most benefit; all or none",
-                source: Source { paper: PAPER, section: Some("5.3, Figs 5.1-5.3") },
+                section: "5.3, Figs 5.1-5.3",
                 chapter: 5,
                 order: Order::Priority,
             },
             Algorithm::CoRsbf => Spec {
                 description: "Co-RSBF: requests by the sum of their minimum CPU; each sub-request CPU_min on the tightest machine with it (best fit decreasing); all or none",
-                source: Source { paper: PAPER, section: Some("5.4, Figs 5.4-5.6") },
+                section: "5.4, Figs 5.4-5.6",
                 chapter: 5,
                 order: Order::SumMin,
             },
             Algorithm::CoRsbfr => Spec {
                 description: "Co-RSBFR: Co-RSBF, then each admitted request's soft sub-requests moved or grown toward CPU_max, rejecting nothing",
-                source: Source { paper: PAPER, section: Some("5.4, Figs 5.7 and 5.8") },
+                section: "5.4, Figs 5.7 and 5.8",
                 chapter: 5,
                 order: Order::SumMin,
             },
         }
+    }
+
+    /// Where it comes from: its section of the thesis.
+    pub fn source(self) -> Source {
+        Source { paper: PAPER, section: Some(self.spec().section) }
     }
 
     /// The `--algorithm` value.
@@ -125,7 +128,7 @@ impl Algorithm {
 
     /// The algorithms of one chapter's model.
     pub fn of_chapter(chapter: u8) -> Vec<Algorithm> {
-        Self::ALL.iter().copied().filter(|a| a.spec().chapter == chapter).collect()
+        Self::VARIANTS.iter().copied().filter(|a| a.spec().chapter == chapter).collect()
     }
 }
 
@@ -133,7 +136,7 @@ impl FromStr for Algorithm {
     type Err = UnknownName;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        structures::registry::by_name(Self::ALL, Self::name, "algorithm", s)
+        structures::registry::by_name(Self::VARIANTS, Self::name, "algorithm", s)
     }
 }
 

@@ -9,7 +9,7 @@ use scheduling::replay::{horizon_for, replay_on, Mode, Options, Run};
 use structures::{Config, Kind, RangeSet};
 use traces::workload::Workload;
 
-use super::spy::Spy;
+use super::fixtures::tapped;
 use super::{job, load, random_load, run_with};
 
 /// Two ids. A (1 for 10) starts at once; B (both for 5) must wait for A, so is reserved
@@ -74,7 +74,7 @@ fn compression_never_moves_a_job_later_on_random_workloads() {
         let logs: Vec<Vec<oracle::Op>> = Kind::ALL
             .iter()
             .map(|&kind| {
-                let (index, log) = Spy::build(kind, load.capacity, config, false);
+                let (index, log) = tapped(kind, load.capacity, config, None);
                 replay_on(index, &load, &options).unwrap();
                 log.take()
             })

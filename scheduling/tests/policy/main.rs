@@ -6,10 +6,13 @@ mod conservative;
 mod eds;
 mod queue;
 
-#[path = "../support/spy.rs"]
-mod spy;
+#[path = "../support/fixtures.rs"]
+mod fixtures;
 
 use std::collections::BTreeSet;
+use strum::VariantArray;
+
+use fixtures::{job, load};
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -17,15 +20,7 @@ use scheduling::policy::PolicyKind;
 use scheduling::replay::metrics::ScheduleMetrics;
 use scheduling::replay::{horizon_for, replay, Mode, Options, ReplayConfig, Run, Silent};
 use structures::{Config, Kind};
-use traces::workload::{Request, Workload};
-
-fn job(id: i64, submit: u64, n: u32, duration: u64, runtime: u64) -> Request {
-    Request { id, submit, n, duration, runtime, recorded_wait: None }
-}
-
-fn load(capacity: u32, requests: Vec<Request>) -> Workload {
-    Workload { capacity, requests, skipped: Default::default() }
-}
+use traces::workload::Workload;
 
 /// Replays `load` under `options` on `kind` beside the oracle, with the horizon the
 /// workload needs (as `resbench replay` computes it), so that every structure can take it.
@@ -59,23 +54,23 @@ fn random_load(rng: &mut StdRng, jobs: usize) -> Workload {
 
 #[test]
 fn every_policy_is_registered_once_with_its_source() {
-    let names: BTreeSet<&str> = PolicyKind::ALL.iter().map(|p| p.name()).collect();
-    assert_eq!(names.len(), PolicyKind::ALL.len());
-    for &policy in PolicyKind::ALL {
+    let names: BTreeSet<&str> = PolicyKind::VARIANTS.iter().map(|p| p.name()).collect();
+    assert_eq!(names.len(), PolicyKind::VARIANTS.len());
+    for &policy in PolicyKind::VARIANTS {
         assert_eq!(policy.name().parse::<PolicyKind>(), Ok(policy));
         let spec = policy.spec();
         assert!(!spec.description.is_empty() && spec.source.section.is_some(), "{policy}");
     }
     let e = "nope".parse::<PolicyKind>().unwrap_err().to_string();
     assert!(e.contains("unknown policy \"nope\"") && e.contains("conservative"), "{e}");
-    assert_eq!(PolicyKind::default(), PolicyKind::ALL[0]);
+    assert_eq!(PolicyKind::default(), PolicyKind::VARIANTS[0]);
 }
 
 #[test]
 fn every_policy_decides_alike_on_every_structure() {
     let mut rng = StdRng::seed_from_u64(21);
     let loads: Vec<Workload> = (0..10).map(|_| random_load(&mut rng, 30)).collect();
-    for &policy in PolicyKind::ALL {
+    for &policy in PolicyKind::VARIANTS {
         for mode in [Mode::Simulate, Mode::PlanOnly] {
             for load in &loads {
                 let digests: BTreeSet<String> = Kind::ALL

@@ -8,25 +8,18 @@ mod metrics;
 mod sim;
 mod summary;
 
-#[path = "../support/spy.rs"]
-mod spy;
+#[path = "../support/fixtures.rs"]
+mod fixtures;
 
+use fixtures::{job, load};
 use oracle::OpKind;
 use scheduling::replay::{
     final_state, horizon_for, replay, replay_on, Mode, Options, ReplayConfig, Run, Silent,
 };
 use structures::{Config, Kind, RangeSet};
 use traces::swf;
-use traces::workload::{workload, Request, Workload};
+use traces::workload::{workload, Workload};
 use traces::{BUNDLED_NAME, BUNDLED_TRACE};
-
-fn job(id: i64, submit: u64, n: u32, duration: u64, runtime: u64) -> Request {
-    Request { id, submit, n, duration, runtime, recorded_wait: None }
-}
-
-fn load(capacity: u32, requests: Vec<Request>) -> Workload {
-    Workload { capacity, requests, skipped: Default::default() }
-}
 
 fn run(kind: Kind, load: &Workload, options: Options) -> Run {
     let setup = ReplayConfig { config: Config::default(), options, verify: true };
@@ -63,11 +56,7 @@ fn on_every(load: &Workload, config: Config, options: Options) -> Run {
 fn a_hand_worked_plan_only_schedule() {
     // 4 resources. A takes all of them for 10; B (2 for 5) arrives at 5 and must wait
     // for A; C (3 for 3) arrives at 6 and waits for B, since only 2 are free beside it.
-    let load = Workload {
-        capacity: 4,
-        requests: vec![job(1, 0, 4, 10, 1), job(2, 5, 2, 5, 1), job(3, 6, 3, 3, 1)],
-        skipped: Default::default(),
-    };
+    let load = load(4, vec![job(1, 0, 4, 10, 1), job(2, 5, 2, 5, 1), job(3, 6, 3, 3, 1)]);
     let options = Options { mode: Mode::PlanOnly, ..Options::default() };
     for kind in continuous() {
         let run = run(kind, &load, options);
@@ -88,11 +77,7 @@ fn a_hand_worked_plan_only_schedule() {
 #[test]
 fn an_early_end_releases_its_tail_and_compression_moves_the_queue_up() {
     // A (4 for 10) ends at 4. B (2 for 5) and C (4 for 3) were planned at 10 and 15.
-    let load = Workload {
-        capacity: 4,
-        requests: vec![job(1, 0, 4, 10, 4), job(2, 1, 2, 5, 5), job(3, 2, 4, 3, 3)],
-        skipped: Default::default(),
-    };
+    let load = load(4, vec![job(1, 0, 4, 10, 4), job(2, 1, 2, 5, 5), job(3, 2, 4, 3, 3)]);
     for kind in continuous() {
         let plain = run(kind, &load, Options::default());
         assert_eq!(plain.ops.get(&OpKind::Release), Some(&1), "{kind}");

@@ -11,7 +11,7 @@ use scheduling::replay::{
 };
 use structures::{Config, Kind, RangeSet};
 
-use super::spy::Spy;
+use super::fixtures::tapped;
 use super::{job, load, needed, on_every};
 
 /// `(id, start)` of every placed job.
@@ -81,7 +81,7 @@ fn every_call_of_a_replay_with_a_re_planned_job_is_the_one_worked_out_by_hand() 
         Op::Release { start: 5, end: 7, set: id0() },
     ];
     for &kind in Kind::ALL {
-        let (index, log) = Spy::build(kind, 1, config, false);
+        let (index, log) = tapped(kind, 1, config, None);
         let index = replay_on(index, &load, &options).unwrap();
         assert_eq!(*log.borrow(), expected, "{kind}");
         assert_eq!(index.now(), 5, "{kind}");

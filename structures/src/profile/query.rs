@@ -6,6 +6,9 @@ use crate::shell::Basis;
 use crate::sweep::intersect_until;
 use crate::{Cost, RangeSet, Time, TimeFrame, COUNTING};
 
+/// An earliest-start search's answer and what it cost.
+type Found = (Option<TimeFrame>, Cost);
+
 impl<S: Store> Profile<S> {
     /// The entries from the one holding `s` to the last one starting before `e`.
     pub(super) fn window_entries(&self, s: Time, e: Time) -> impl Iterator<Item = (Time, &RangeSet)> + '_ {
@@ -37,13 +40,7 @@ impl<S: Store> Profile<S> {
     /// Algorithm 1 of rbtree-availability-profile, never starting before `ready`: the candidate starts are
     /// `ready` and every entry after it; an entry with fewer than `n` free resources
     /// cannot anchor a window and is skipped.
-    pub(super) fn earliest_start(
-        &self,
-        at: &Basis,
-        ready: Time,
-        duration: Time,
-        n: u64,
-    ) -> (Option<TimeFrame>, Cost) {
+    pub(super) fn earliest_start(&self, at: &Basis, ready: Time, duration: Time, n: u64) -> Found {
         let from = at.config.floor(ready);
         let first_rank = if COUNTING { self.store.rank(from) } else { 0 };
         let mut cost = Cost::default();
@@ -83,13 +80,7 @@ impl<S: Store> Profile<S> {
     /// it fails, the next is the first entry the subtree summaries cannot rule out (see
     /// [`Store::seek`]), past the blocker that ended the walk if one did: a blocker
     /// inside a window fails every candidate before it too.
-    pub(super) fn earliest_skipping(
-        &self,
-        at: &Basis,
-        ready: Time,
-        duration: Time,
-        n: u64,
-    ) -> (Option<TimeFrame>, Cost) {
+    pub(super) fn earliest_skipping(&self, at: &Basis, ready: Time, duration: Time, n: u64) -> Found {
         let mut cost = Cost::default();
         let mut walk = self.store.iter_from(at.config.floor(ready), &mut cost.search);
         let (mut first, mut potential) = (true, None);

@@ -26,6 +26,14 @@ fn parse(line: &str) -> (u64, u64, &str) {
     (step.parse().unwrap(), t.parse().unwrap(), event)
 }
 
+/// Checks that run `r` of `seed` broke no invariant and crashed no node: the only
+/// (re)starts are the managers' first ones.
+fn no_crash(r: &Report, seed: u64) {
+    assert_eq!(r.violation, None, "seed {seed}");
+    assert_eq!(count(r, "Crash("), 0, "seed {seed}");
+    assert_eq!(count(r, "Restart("), u64::from(r.managers), "seed {seed}");
+}
+
 /// How many trace events start with `prefix`.
 fn count(r: &Report, prefix: &str) -> u64 {
     r.trace.iter().filter(|l| parse(l).2.starts_with(prefix)).count() as u64
@@ -36,12 +44,9 @@ fn without_faults_every_message_arrives_once_and_no_node_crashes_or_vanishes() {
     let config = small("none", 300);
     for seed in 0..4 {
         let r = run(seed, &config);
-        assert_eq!(r.violation, None, "seed {seed}");
+        no_crash(&r, seed);
         assert_eq!(r.faults, Faults::NONE);
         assert_eq!(count(&r, "Deliver("), r.messages, "seed {seed}: deliveries");
-        assert_eq!(count(&r, "Crash("), 0, "seed {seed}");
-        // The only (re)starts are the managers' first ones.
-        assert_eq!(count(&r, "Restart("), u64::from(r.managers), "seed {seed}");
         assert_eq!((r.vanished, r.stuck), (0, 0), "seed {seed}");
     }
 }
@@ -70,10 +75,7 @@ fn only_the_crash_faults_crash_nodes_and_a_crashed_node_restarts() {
     // Every fault but the three that crash nodes: nothing crashes.
     let quiet = small("loss,duplicate,reorder,delay,client-vanish", 1000);
     for seed in 0..4 {
-        let r = run(seed, &quiet);
-        assert_eq!(r.violation, None, "seed {seed}");
-        assert_eq!(count(&r, "Crash("), 0, "seed {seed}");
-        assert_eq!(count(&r, "Restart("), u64::from(r.managers), "seed {seed}");
+        no_crash(&run(seed, &quiet), seed);
     }
     // Manager crashes alone: some seed crashes a node, and each crash is followed by a
     // restart of that node.
