@@ -14,7 +14,7 @@ pub use scheduling::replay::metrics::{
     quantiles, AttemptMetrics, Group, ScheduleMetrics, SizeGroup, Waits, LENGTH_GROUPS, QUANTILES, SIZE_GROUP,
 };
 use scheduling::replay::metrics::{run_times, schedule_metrics};
-use scheduling::replay::{box_stats, trimmed, unvisited, BoxStats, Options, Run};
+use scheduling::replay::{as_reserved, box_stats, trimmed, unvisited, BoxStats, Options, Run};
 use traces::swf::Trace;
 use traces::workload::Workload;
 
@@ -276,6 +276,7 @@ impl RunFile {
     /// The record of `run` under `setup`.
     pub fn new(setup: &Setup, workload: &Workload, run: &Run) -> Self {
         let (trim, options) = (setup.trim, setup.options);
+        let workload = &*as_reserved(workload, &options);
         let runtime = run_times(workload, options.mode);
         Self {
             schema: SCHEMA,

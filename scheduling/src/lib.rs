@@ -4,6 +4,8 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod counting;
+pub mod fcfs_eds;
 pub mod policy;
 pub mod replay;
 pub mod rspb;

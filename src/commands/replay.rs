@@ -9,7 +9,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use indicatif::{ProgressBar, ProgressStyle};
 use reporting::report;
 use reporting::run_file::{trace_info, RunFile, ScheduleMetrics, Setup, TraceInfo};
-use scheduling::policy::{Attempts, Parameter, PolicyKind, Windows};
+use scheduling::policy::{Attempts, Length, Parameter, PolicyKind, Windows};
 use scheduling::replay::{horizon_for, replay, table, Mode, Observer, Options, ReplayConfig, Run};
 use strum::VariantNames;
 use traces::synthetic::Synthetic;
@@ -86,10 +86,15 @@ pub struct Args {
     /// coalloc: Δt, the step between a request's attempts, seconds [default: 900].
     #[arg(long)]
     delta_t: Option<u64>,
-    /// coalloc: R_max, the most attempts per request [default: half the slots of the
-    /// horizon; the horizon is 30 days unless --horizon gives one].
+    /// coalloc: R_max, the most attempts after a request's first [default: Q/2, half the
+    /// horizon in slots of Δt; the horizon is 30 days unless --horizon gives one].
     #[arg(long)]
     rmax: Option<u64>,
+    /// coalloc: what a request reserves: run-time, its run time held exactly (the
+    /// paper's l_r), or requested, its requested time with the unused tail freed when it
+    /// ends (ours) [default: run-time].
+    #[arg(long, value_parser = PossibleValuesParser::new(Length::VARIANTS).try_map(|s| s.parse::<Length>()))]
+    length: Option<Length>,
     /// The fraction of jobs that are advance reservations (start 0-3 h after submit).
     #[arg(long, default_value_t = 0.0)]
     ar_fraction: f64,
@@ -159,6 +164,7 @@ fn policy_parameters(args: &Args, policy: PolicyKind) -> Result<Option<Windows>>
         (Parameter::RelaxMax, args.relax_max.is_some()),
         (Parameter::DeltaT, args.delta_t.is_some()),
         (Parameter::Rmax, args.rmax.is_some()),
+        (Parameter::Length, args.length.is_some()),
     ];
     if let Some(&(parameter, _)) = given.iter().find(|&&(parameter, set)| set && !policy.takes(parameter)) {
         let owners: Vec<&str> =
@@ -249,9 +255,11 @@ fn coalloc_attempts(args: &Args, policy: PolicyKind, config: &mut Config) -> Res
         return Ok(None);
     }
     let horizon = *config.horizon.get_or_insert(Attempts::HORIZON.div_ceil(args.slot.max(1)) * args.slot);
+    let delta = args.delta_t.unwrap_or(Attempts::DELTA);
     let attempts = Attempts {
-        delta: args.delta_t.unwrap_or(Attempts::DELTA),
-        rmax: args.rmax.unwrap_or(Attempts::rmax_for(horizon, args.slot)),
+        delta,
+        rmax: args.rmax.unwrap_or(Attempts::rmax_for(horizon, delta)),
+        length: args.length.unwrap_or(Length::RunTime),
     };
     attempts.validate().map_err(anyhow::Error::msg)?;
     Ok(Some(attempts))

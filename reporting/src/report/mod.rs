@@ -5,6 +5,7 @@
 
 mod before_after;
 pub mod bench;
+pub mod claims;
 mod coalloc;
 pub mod coreserve;
 mod doc;

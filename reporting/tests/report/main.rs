@@ -4,6 +4,7 @@
 
 mod before_after;
 mod bench;
+mod claims;
 mod coalloc;
 mod coreserve;
 mod doc;

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use structures::registry::Source;
 use structures::UnknownName;
 
-pub use coalloc::Attempts;
+pub use coalloc::{Attempts, Length};
 pub use eds::{Windows, MAX_CHECKS};
 
 use crate::runner::{EventLoop, ReplayError};
@@ -100,8 +100,10 @@ pub enum Parameter {
     RelaxMax,
     /// Co-allocation's step between attempts.
     DeltaT,
-    /// Co-allocation's most attempts.
+    /// Co-allocation's most attempts after the first.
     Rmax,
+    /// Co-allocation's reservation length.
+    Length,
 }
 
 impl Parameter {
@@ -124,7 +126,10 @@ impl Parameter {
             Parameter::RelaxMax => "the longest relax time of a flexible request, in slots",
             Parameter::DeltaT => "Δt, the step between attempts, seconds (the paper: 900)",
             Parameter::Rmax => {
-                "R_max, the most attempts per request (the paper: Q/2, half the slots of the horizon)"
+                "R_max, the most attempts after a request's first (the paper: Q/2, half the slots of the horizon, here in slots of Δt)"
+            }
+            Parameter::Length => {
+                "what a request reserves: run-time, the job's run time held exactly (the paper's l_r), or requested, the requested time with its unused tail freed at the end (ours)"
             }
         }
     }
@@ -150,9 +155,6 @@ pub enum ParameterError {
     /// `--delta-t 0`: every attempt would be the same.
     #[error("--delta-t 0: attempts must be at least a second apart")]
     ZeroDeltaT,
-    /// `--rmax 0`: no attempt at all.
-    #[error("--rmax 0: a request needs at least one attempt")]
-    ZeroRmax,
 }
 
 /// The windows of starts FCFS-EDS and its baseline draw (see [`Windows`]).
@@ -209,7 +211,7 @@ impl PolicyKind {
             PolicyKind::Coalloc => Spec {
                 description: "online co-allocation: each request tried at its start, then every Δt later, at most R_max times; rejected if none fits",
                 source: Source { paper: "coallocation-2d-trees", section: Some("2 and 4.2") },
-                parameters: &[Parameter::DeltaT, Parameter::Rmax],
+                parameters: &[Parameter::DeltaT, Parameter::Rmax, Parameter::Length],
                 build: |options| Box::new(coalloc::Coalloc::new(options.attempts.unwrap_or_default())),
             },
         }

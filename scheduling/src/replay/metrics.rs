@@ -43,6 +43,14 @@ pub struct AttemptMetrics {
     pub wait_quantiles: Vec<(f64, Time)>,
     /// `(q, P)`: quantiles of the temporal penalty `W_r / l_r` (Fig 3).
     pub penalty_quantiles: Vec<(f64, f64)>,
+    /// The mean `l_r` the requests reserved, seconds (Table 1's average estimated `l_r`;
+    /// 0, and absent, in run files written before it was kept).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub mean_length: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// The requests of one size group.
@@ -104,6 +112,7 @@ impl AttemptMetrics {
             penalty_quantiles: quantiles(
                 accepted.iter().filter_map(|t| t.wait.map(|w| w as f64 / t.length.max(1) as f64)).collect(),
             ),
+            mean_length: trials.iter().map(|t| t.length as f64).sum::<f64>() / trials.len() as f64,
         })
     }
 }

@@ -13,6 +13,7 @@ mod sim;
 use sim::Sim;
 mod summary;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -26,7 +27,7 @@ pub use summary::{box_stats, ratios, table, trimmed, unvisited, BoxStats, Ratios
 use crate::policy::{PolicyKind, Settings};
 use crate::runner::Runner;
 pub use crate::runner::{Placement, Refusal, ReplayError};
-use traces::workload::Workload;
+use traces::workload::{Request, Workload};
 
 /// How jobs end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,6 +83,28 @@ impl Default for Options {
             windows: None,
             attempts: None,
         }
+    }
+}
+
+/// `workload` with each request's `duration` the length it reserves: its run time under
+/// online co-allocation in the paper's model (`Length::RunTime`: a job then ends exactly
+/// when its reservation does; one that ran 0 s reserves 1 s, since a window cannot be
+/// empty), the requested time otherwise. Replays and their metrics
+/// read the workload through this.
+pub fn as_reserved<'a>(workload: &'a Workload, options: &Options) -> Cow<'a, Workload> {
+    match options.attempts {
+        Some(crate::policy::Attempts { length: crate::policy::Length::RunTime, .. }) => {
+            Cow::Owned(Workload {
+                capacity: workload.capacity,
+                requests: workload
+                    .requests
+                    .iter()
+                    .map(|r| Request { duration: r.runtime.max(1), runtime: r.runtime.max(1), ..*r })
+                    .collect(),
+                skipped: workload.skipped.clone(),
+            })
+        }
+        _ => Cow::Borrowed(workload),
     }
 }
 

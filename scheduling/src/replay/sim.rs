@@ -3,6 +3,7 @@
 //! policy's ([`crate::policy`]); this loop owns time, the structure, the placements and
 //! the counts, and offers the policy the services below.
 
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -22,7 +23,8 @@ const SIZE_SAMPLES: u64 = 2_000;
 pub(super) struct Sim<'a> {
     runner: Runner,
     run: Run,
-    requests: &'a [Request],
+    /// The workload's requests, with `duration` the length each one reserves.
+    requests: Cow<'a, [Request]>,
     options: &'a Options,
     reservations: Vec<Option<Reservation>>,
     /// Each job's current placement, by request index.
@@ -42,14 +44,17 @@ pub(super) struct Sim<'a> {
 
 impl<'a> Sim<'a> {
     pub(super) fn new(runner: Runner, run: Run, workload: &'a Workload, options: &'a Options) -> Self {
-        let requests = &workload.requests[..];
+        let requests = match super::as_reserved(workload, options) {
+            Cow::Borrowed(w) => Cow::Borrowed(&w.requests[..]),
+            Cow::Owned(w) => Cow::Owned(w.requests),
+        };
         let jobs = requests.len();
         Self {
             runner,
             run,
+            reservations: ar::plan(requests.iter().map(|r| r.submit), options.ar_fraction, options.seed),
             requests,
             options,
-            reservations: ar::plan(requests.iter().map(|r| r.submit), options.ar_fraction, options.seed),
             placed: vec![None; jobs],
             version: vec![0; jobs],
             ends: BinaryHeap::new(),

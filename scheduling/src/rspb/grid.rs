@@ -4,8 +4,8 @@
 use structures::{Kind, Time};
 
 use super::model::{Cpu, Held, Request};
-use super::table::CpuTable;
 use super::InvariantError;
+use crate::counting::CountTable;
 use crate::runner::ReplayError;
 
 /// A sub-request's reservation: which machine, and how much of its CPU.
@@ -35,7 +35,7 @@ pub(crate) type Candidate = Option<(usize, Cpu)>;
 
 /// Every machine's table.
 pub(crate) struct Grid {
-    tables: Vec<CpuTable>,
+    tables: Vec<CountTable>,
 }
 
 impl Grid {
@@ -46,8 +46,10 @@ impl Grid {
         horizon: Time,
         verify: bool,
     ) -> Result<Self, ReplayError> {
-        let tables =
-            dedication.iter().map(|&d| CpuTable::new(kind, d, horizon, verify)).collect::<Result<_, _>>()?;
+        let tables = dedication
+            .iter()
+            .map(|&d| CountTable::new(kind, d, horizon, verify))
+            .collect::<Result<_, _>>()?;
         Ok(Self { tables })
     }
 

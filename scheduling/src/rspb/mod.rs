@@ -19,13 +19,12 @@ pub mod model;
 mod refine;
 pub mod results;
 mod single;
-mod table;
 
 use std::str::FromStr;
 use strum::VariantArray;
 
 use structures::registry::Source;
-use structures::{Invalid, Kind, RangeSet, Time, UnknownName};
+use structures::{Kind, UnknownName};
 use thiserror::Error;
 
 pub use batch::{batches, Batch};
@@ -184,34 +183,7 @@ pub struct InvariantError {
     /// The machine, from 0.
     pub machine: usize,
     /// What broke.
-    pub broken: BrokenInvariant,
-}
-
-/// How a machine's time slot table broke its invariants.
-#[derive(Debug, Error)]
-pub enum BrokenInvariant {
-    /// The structure's own invariant check failed.
-    #[error("{0}")]
-    Structure(Invalid),
-    /// The table's stretches could not be read: a refused op or a divergence from the
-    /// oracle.
-    #[error("{0}")]
-    Stretches(ReplayError),
-    /// The structure refused to check a stretch.
-    #[error("{0}")]
-    Check(structures::Error),
-    /// The ids free over a stretch are not the top of the table, `load..capacity`.
-    #[error("ids free over [{start}, {end}) are {free:?}, not the top of the table {expected:?}")]
-    NotTop {
-        /// The stretch's first instant.
-        start: Time,
-        /// Its end.
-        end: Time,
-        /// The ids free throughout it (boxed, as the next: a set is large).
-        free: Box<Option<RangeSet>>,
-        /// The ids the table's discipline leaves free.
-        expected: Box<Option<RangeSet>>,
-    },
+    pub broken: crate::counting::BrokenInvariant,
 }
 
 /// One algorithm's run on one structure.
