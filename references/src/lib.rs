@@ -5,4 +5,5 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod coalloc;
 pub mod fcfs_eds;

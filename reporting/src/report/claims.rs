@@ -3,6 +3,8 @@
 //! against a tolerance the report states. Nothing here asserts agreement as fixed text:
 //! change a number and the verdict follows.
 
+use crate::run_file::RunFile;
+
 /// A number a paper states, and where.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Quoted {
@@ -95,5 +97,36 @@ pub fn tolerance(t: f64) -> String {
         "exact".to_owned()
     } else {
         format!("±{:.0} %", 100.0 * t)
+    }
+}
+
+/// Whether `run`'s decisions were checked across structures, as a sentence: they agree
+/// only where several structures ran its options on its workload and their schedule
+/// digests are equal.
+pub fn across_structures(runs: &[RunFile], run: &RunFile) -> String {
+    let same: Vec<&RunFile> = runs
+        .iter()
+        .filter(|r| r.trace == run.trace && r.capacity == run.capacity && r.options == run.options)
+        .collect();
+    let mut kinds: Vec<String> = same.iter().map(|r| r.structure.to_string()).collect();
+    kinds.sort();
+    kinds.dedup();
+    if kinds.len() < 2 {
+        return format!("Replayed on one structure ({}), so no check across structures.", kinds.join(""));
+    }
+    let digests: std::collections::BTreeSet<&str> = same.iter().map(|r| r.schedule.digest.as_str()).collect();
+    if digests.len() == 1 {
+        format!(
+            "The {} structures replayed ({}) made the same decisions: their schedule digests agree.",
+            kinds.len(),
+            kinds.join(", ")
+        )
+    } else {
+        format!(
+            "The {} structures replayed ({}) made different decisions: {} schedule digests.",
+            kinds.len(),
+            kinds.join(", "),
+            digests.len()
+        )
     }
 }

@@ -119,7 +119,7 @@ pub(super) fn section(runs: &[RunFile], out: &Path) -> Result<Vec<Block>> {
         blocks.push(Block::Heading(2, format!("Online co-allocation on {stem}, {} resources", w.capacity)));
         if let Some(&run) = w.policies.first().filter(|r| r.options.policy == PolicyKind::Coalloc) {
             blocks.extend(at_zero(&w, run, &stem, out)?);
-            blocks.push(Block::Para(structures_note(runs, run)));
+            blocks.push(Block::Para(claims::across_structures(runs, run)));
         }
         blocks.extend(against_rho(&w, &stem, out)?);
     }
@@ -196,36 +196,6 @@ fn at_zero(w: &Workload<'_>, run: &RunFile, stem: &str, out: &Path) -> Result<Ve
     }
     blocks.push(Block::Para(against_batch(w, run)));
     Ok(blocks)
-}
-
-/// Whether the decisions were checked across structures: only where several structures
-/// ran `run`'s options on its workload and their schedule digests agree.
-fn structures_note(runs: &[RunFile], run: &RunFile) -> String {
-    let same: Vec<&RunFile> = runs
-        .iter()
-        .filter(|r| r.trace == run.trace && r.capacity == run.capacity && r.options == run.options)
-        .collect();
-    let mut kinds: Vec<String> = same.iter().map(|r| r.structure.to_string()).collect();
-    kinds.sort();
-    kinds.dedup();
-    if kinds.len() < 2 {
-        return format!("Replayed on one structure ({}), so no check across structures.", kinds.join(""));
-    }
-    let digests: std::collections::BTreeSet<&str> = same.iter().map(|r| r.schedule.digest.as_str()).collect();
-    if digests.len() == 1 {
-        format!(
-            "The {} structures replayed ({}) made the same decisions: their schedule digests agree.",
-            kinds.len(),
-            kinds.join(", ")
-        )
-    } else {
-        format!(
-            "The {} structures replayed ({}) made different decisions: {} schedule digests.",
-            kinds.len(),
-            kinds.join(", "),
-            digests.len()
-        )
-    }
 }
 
 /// The section 5.1 numbers the paper states for `stem`'s trace, against `run`'s.

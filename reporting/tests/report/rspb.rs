@@ -83,3 +83,44 @@ fn the_published_results_read_back() {
     let text = fs::read_to_string(&path).unwrap();
     assert_eq!(serde_json::to_string_pretty(&file).unwrap() + "\n", text);
 }
+
+/// The Markdown report of `file`.
+fn report(file: &ResultsFile) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    render(file, tmp.path(), "resbench report").unwrap();
+    fs::read_to_string(tmp.path().join("index.md")).unwrap()
+}
+
+#[test]
+fn the_co_rspb_share_of_extra_rejections_gets_a_verdict_that_follows_the_results() {
+    let mut file = results();
+    let fig = file.figures.iter_mut().find(|f| f.id == "5.12").unwrap();
+    // Co-RSBF rejects 10 at every point; Co-RSPB 11 (+10 %), then 20 (+100 %).
+    let mut set = |co_rspb: f64| {
+        for s in &mut fig.series {
+            let rejected = match s.algorithm.as_str() {
+                "co-rspb" => co_rspb,
+                "co-rsbf" => 10.0,
+                _ => continue,
+            };
+            s.points.iter_mut().for_each(|p| p.rejected.mean = rejected);
+        }
+    };
+    set(11.0);
+    let agrees = "Co-RSPB rejects +10 % against Co-RSBF over the sweep, where the thesis has about +10 % (section 5.6, Figs 5.9-5.11 b (\"about 10% higher\")): agrees at a tolerance of ±50 % of that share.";
+    assert_contains(&report(&file), &[agrees]);
+    let fig = file.figures.iter_mut().find(|f| f.id == "5.12").unwrap();
+    for s in fig.series.iter_mut().filter(|s| s.algorithm == "co-rspb") {
+        s.points.iter_mut().for_each(|p| p.rejected.mean = 20.0);
+    }
+    let md = report(&file);
+    assert_contains(
+        &md,
+        &[
+            "Co-RSPB rejects +100 % against Co-RSBF over the sweep",
+            "): differs at a tolerance of ±50 % of that share.",
+        ],
+    );
+    // No reason is given as fixed text.
+    assert!(!md.contains("likely reasons") && !md.contains("likely seldom"), "{md}");
+}

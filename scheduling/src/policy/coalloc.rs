@@ -16,7 +16,7 @@
 use serde::{Deserialize, Serialize};
 use structures::Time;
 
-use super::{ParameterError, Policy};
+use super::{ParameterError, Policy, Settings};
 use crate::runner::{EventLoop, ReplayError};
 
 /// What a request reserves: its `l_r`.
@@ -94,11 +94,18 @@ impl Default for Attempts {
 /// The policy's state: its parameters alone (every decision is made at arrival).
 pub(super) struct Coalloc {
     attempts: Attempts,
+    /// The attempts after the first: `R_max`, or one fewer when planted.
+    more: u64,
 }
 
 impl Coalloc {
-    pub(super) fn new(attempts: Attempts) -> Self {
-        Self { attempts }
+    pub(super) fn new(settings: &Settings) -> Self {
+        let attempts = settings.attempts.unwrap_or_default();
+        #[cfg(feature = "planted")]
+        if settings.planted == Some(super::Planted::RmaxInAll) {
+            return Self { attempts, more: attempts.rmax.saturating_sub(1) };
+        }
+        Self { attempts, more: attempts.rmax }
     }
 }
 
@@ -107,23 +114,26 @@ impl Policy for Coalloc {
         let r = sim.request(i);
         let reservation = sim.reserved_start(i);
         let asked = reservation.unwrap_or(r.submit);
-        let Attempts { delta, rmax, .. } = self.attempts;
+        let (delta, rmax) = (self.attempts.delta, self.more);
+        // Attempts made: those that reached the structure.
+        let mut made = 0;
         for attempt in 0..=rmax {
             let Some(start) = attempt.checked_mul(delta).and_then(|d| asked.checked_add(d)) else { break };
             if !sim.ends_within_horizon(start.saturating_add(r.duration)) {
                 sim.count("rejected at the horizon", 1);
                 break;
             }
+            made += 1;
             if let Some(frame) = sim.check(i, start)? {
                 sim.place(i, frame, reservation.is_some())?;
-                sim.tried(i, attempt + 1, Some(start - asked));
+                sim.tried(i, made, Some(start - asked));
                 return Ok(());
             }
             if attempt == rmax {
                 sim.count("rejected after 1 + R_max attempts", 1);
             }
         }
-        sim.tried(i, rmax.saturating_add(1), None);
+        sim.tried(i, made, None);
         sim.unplaced();
         Ok(())
     }

@@ -59,6 +59,19 @@ pub struct Settings {
     pub windows: Option<Windows>,
     /// Online co-allocation: `Δt` and `R_max`.
     pub attempts: Option<Attempts>,
+    /// A deviation planted on purpose (feature `planted`, for tests only).
+    #[cfg(feature = "planted")]
+    pub planted: Option<Planted>,
+}
+
+/// A deviation from a paper planted in a policy on purpose (feature `planted`, for tests
+/// only), to show that the comparison with its naive reference catches it.
+#[cfg(feature = "planted")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Planted {
+    /// Online co-allocation makes `R_max` attempts in all, not the first and `R_max`
+    /// more (its count before section 5.1 was read closely).
+    RmaxInAll,
 }
 
 /// A registered policy. Its name (`--policy`, run files) is the kebab-case of its variant;
@@ -212,7 +225,7 @@ impl PolicyKind {
                 description: "online co-allocation: each request tried at its start, then every Δt later, at most R_max times; rejected if none fits",
                 source: Source { paper: "coallocation-2d-trees", section: Some("2 and 4.2") },
                 parameters: &[Parameter::DeltaT, Parameter::Rmax, Parameter::Length],
-                build: |options| Box::new(coalloc::Coalloc::new(options.attempts.unwrap_or_default())),
+                build: |options| Box::new(coalloc::Coalloc::new(options)),
             },
         }
     }

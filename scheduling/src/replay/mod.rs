@@ -68,7 +68,14 @@ pub struct Options {
 impl Options {
     /// What the policy's parameters are set to.
     pub fn settings(&self) -> Settings {
-        Settings { compress: self.compress, seed: self.seed, windows: self.windows, attempts: self.attempts }
+        Settings {
+            compress: self.compress,
+            seed: self.seed,
+            windows: self.windows,
+            attempts: self.attempts,
+            #[cfg(feature = "planted")]
+            planted: None,
+        }
     }
 }
 
@@ -226,11 +233,36 @@ pub fn replay(
     setup: &ReplayConfig,
     observer: &mut dyn Observer,
 ) -> Result<Run, ReplayError> {
+    replay_with(kind, workload, setup, &setup.options.settings(), observer)
+}
+
+/// [`replay`] with `planted` planted in the policy (feature `planted`, for tests only).
+///
+/// # Errors
+/// As [`replay`].
+#[cfg(feature = "planted")]
+pub fn replay_planted(
+    kind: Kind,
+    workload: &Workload,
+    setup: &ReplayConfig,
+    planted: crate::policy::Planted,
+) -> Result<Run, ReplayError> {
+    let settings = Settings { planted: Some(planted), ..setup.options.settings() };
+    replay_with(kind, workload, setup, &settings, &mut Silent)
+}
+
+fn replay_with(
+    kind: Kind,
+    workload: &Workload,
+    setup: &ReplayConfig,
+    settings: &Settings,
+    observer: &mut dyn Observer,
+) -> Result<Run, ReplayError> {
     let scenario = Scenario { capacity: workload.capacity, config: kind.config_for(setup.config) };
     let runner = Runner::build(kind, scenario, setup.verify)?;
     let run = Run::fresh(kind, setup.verify, workload.requests.len());
     let started = Instant::now();
-    let mut policy = setup.options.policy.build(&setup.options.settings());
+    let mut policy = setup.options.policy.build(settings);
     let (mut run, _) = Sim::new(runner, run, workload, &setup.options).run(policy.as_mut(), observer)?;
     run.wall = started.elapsed();
     Ok(run)

@@ -84,7 +84,7 @@ fn every_attempt_is_the_oracles_answer() {
                 }
                 None => {
                     assert!(got.is_none(), "case {case}: job {} placed, the oracle found no attempt", r.id);
-                    assert_eq!(trial.wait, None);
+                    assert_eq!((trial.attempts, trial.wait), (made, None), "case {case} job {}", r.id);
                     rejected += 1;
                 }
             }

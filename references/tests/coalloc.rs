@@ -1,0 +1,111 @@
+//! `src/coalloc.rs` against the `coalloc` policy: on random small workloads, with and
+//! without advance reservations, for either length, the reference's start, servers and
+//! attempts for every request equal the replay's on every structure; and the deviation
+//! planted in the policy (`R_max` attempts in all) is caught.
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config as ProptestConfig, TestCaseError, TestRunner};
+use references::coalloc::{Request as Asked, System};
+use scheduling::policy::{Attempts, Length, Planted, PolicyKind};
+use scheduling::replay::{plan_reservations, replay, replay_planted, Mode, Options, ReplayConfig, Silent};
+use structures::{Config, Kind};
+use traces::workload::{Request, Workload};
+
+const HORIZON: u64 = 300;
+
+/// A case: capacity, requests, Δt, R_max, whether a share are reservations, the length.
+type Case = (u32, Vec<Request>, u64, u64, bool, bool);
+
+fn case() -> impl Strategy<Value = Case> {
+    (1u32..=5).prop_flat_map(|capacity| {
+        let job = (0u64..6, 1u64..40, 0u64..40, 1..=capacity);
+        let jobs = proptest::collection::vec(job, 5..25).prop_map(|js| {
+            let mut submit = 0;
+            js.into_iter()
+                .enumerate()
+                .map(|(id, (gap, duration, less, n))| {
+                    submit += gap;
+                    let runtime = duration.saturating_sub(less).max(1);
+                    Request { id: id as i64, submit, n, duration, runtime, recorded_wait: None }
+                })
+                .collect::<Vec<_>>()
+        });
+        (Just(capacity), jobs, 1u64..15, 0u64..10, any::<bool>(), any::<bool>())
+    })
+}
+
+/// Replays the case on `kind` (with `planted`, if any) and compares every request with
+/// the reference.
+fn compare(kind: Kind, case: &Case, planted: Option<Planted>) -> Result<(usize, usize), TestCaseError> {
+    let (capacity, requests, delta, rmax, reserving, run_time) = case;
+    let length = if *run_time { Length::RunTime } else { Length::Requested };
+    let ar_fraction = if *reserving { 0.5 } else { 0.0 };
+    let attempts = Attempts { delta: *delta, rmax: *rmax, length };
+    let options = Options {
+        policy: PolicyKind::Coalloc,
+        mode: Mode::PlanOnly,
+        attempts: Some(attempts),
+        ar_fraction,
+        seed: 7,
+        ..Options::default()
+    };
+    let load = Workload { capacity: *capacity, requests: requests.clone(), skipped: Default::default() };
+    let setup = ReplayConfig { config: Config { slot: 1, horizon: Some(HORIZON) }, options, verify: false };
+    let run = match planted {
+        Some(p) => replay_planted(kind, &load, &setup, p),
+        None => replay(kind, &load, &setup, &mut Silent),
+    }
+    .expect("a replay");
+    let asked = plan_reservations(requests.iter().map(|r| r.submit), ar_fraction, 7);
+    let mut system = System::new(*capacity, HORIZON, *delta, *rmax);
+    let (mut retried, mut rejected) = (0, 0);
+    for ((r, reservation), trial) in requests.iter().zip(&asked).zip(&run.trials) {
+        let l = if *run_time { r.runtime } else { r.duration };
+        let s = reservation.map_or(r.submit, |res| res.start);
+        let want = system.request(Asked { q: r.submit, s, l, n: r.n });
+        let got = run.schedule.iter().find(|p| p.id == r.id).map(|p| {
+            let ids: Vec<u32> = (0..*capacity).filter(|&id| p.set.contains(id)).collect();
+            (p.start, ids)
+        });
+        prop_assert_eq!(&got, &want.placed, "{} on job {}", kind, r.id);
+        prop_assert_eq!(trial.attempts, want.attempts, "{} on job {}: attempts", kind, r.id);
+        retried += usize::from(want.attempts > 1 && want.placed.is_some());
+        rejected += usize::from(want.placed.is_none());
+    }
+    Ok((retried, rejected))
+}
+
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(10_000)
+}
+
+#[test]
+fn the_policy_decides_as_the_reference_on_every_structure() {
+    let mut runner = TestRunner::new(ProptestConfig { cases: cases(), ..ProptestConfig::default() });
+    let seen = std::cell::Cell::new((0, 0));
+    runner
+        .run(&case(), |case| {
+            let mut counts = (0, 0);
+            for &kind in Kind::ALL {
+                counts = compare(kind, &case, None)?;
+            }
+            let (r, j) = seen.get();
+            seen.set((r + usize::from(counts.0 > 0), j + usize::from(counts.1 > 0)));
+            Ok(())
+        })
+        .unwrap();
+    let (retrying, rejecting) = seen.get();
+    let cases = cases() as usize;
+    assert!(
+        retrying * 5 > cases && rejecting * 5 > cases,
+        "{retrying} retrying and {rejecting} rejecting cases of {cases}"
+    );
+}
+
+#[test]
+fn the_planted_attempt_count_is_caught() {
+    let mut runner = TestRunner::new(ProptestConfig { cases: cases(), ..ProptestConfig::default() });
+    let result =
+        runner.run(&case(), |case| compare(Kind::REFERENCE, &case, Some(Planted::RmaxInAll)).map(drop));
+    assert!(result.is_err(), "the planted deviation went unnoticed");
+}
