@@ -3,12 +3,15 @@
 //! attempts for every request equal the replay's on every structure; and the deviation
 //! planted in the policy (`R_max` attempts in all) is caught.
 
+mod support;
+
 use proptest::prelude::*;
-use proptest::test_runner::{Config as ProptestConfig, TestCaseError, TestRunner};
+use proptest::test_runner::TestCaseError;
 use references::coalloc::{Request as Asked, System};
 use scheduling::policy::{Attempts, Length, Planted, PolicyKind};
 use scheduling::replay::{plan_reservations, replay, replay_planted, Mode, Options, ReplayConfig, Silent};
 use structures::{Config, Kind};
+use support::{caught, on_every_structure};
 use traces::workload::{Request, Workload};
 
 const HORIZON: u64 = 300;
@@ -75,37 +78,13 @@ fn compare(kind: Kind, case: &Case, planted: Option<Planted>) -> Result<(usize, 
     Ok((retried, rejected))
 }
 
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(10_000)
-}
-
 #[test]
 fn the_policy_decides_as_the_reference_on_every_structure() {
-    let mut runner = TestRunner::new(ProptestConfig { cases: cases(), ..ProptestConfig::default() });
-    let seen = std::cell::Cell::new((0, 0));
-    runner
-        .run(&case(), |case| {
-            let mut counts = (0, 0);
-            for &kind in Kind::ALL {
-                counts = compare(kind, &case, None)?;
-            }
-            let (r, j) = seen.get();
-            seen.set((r + usize::from(counts.0 > 0), j + usize::from(counts.1 > 0)));
-            Ok(())
-        })
-        .unwrap();
-    let (retrying, rejecting) = seen.get();
-    let cases = cases() as usize;
-    assert!(
-        retrying * 5 > cases && rejecting * 5 > cases,
-        "{retrying} retrying and {rejecting} rejecting cases of {cases}"
-    );
+    on_every_structure(case(), ["retrying", "rejecting"], |kind, case| compare(kind, case, None));
 }
 
 #[test]
 fn the_planted_attempt_count_is_caught() {
-    let mut runner = TestRunner::new(ProptestConfig { cases: cases(), ..ProptestConfig::default() });
-    let result =
-        runner.run(&case(), |case| compare(Kind::REFERENCE, &case, Some(Planted::RmaxInAll)).map(drop));
-    assert!(result.is_err(), "the planted deviation went unnoticed");
+    let caught = caught(case(), |case| compare(Kind::REFERENCE, case, Some(Planted::RmaxInAll)).map(drop));
+    assert!(caught, "the planted deviation went unnoticed");
 }

@@ -2,11 +2,14 @@
 //! reference's decisions, moves, starts and every slot's free count equal the planner's
 //! on every structure; and the deviation planted in the planner is caught.
 
+mod support;
+
 use proptest::prelude::*;
-use proptest::test_runner::{Config as ProptestConfig, TestCaseError, TestRunner};
+use proptest::test_runner::TestCaseError;
 use references::fcfs_eds::{Answer, Tslot};
 use scheduling::fcfs_eds::{Decision, Planner, Planted, Request};
 use structures::Kind;
+use support::{caught, on_every_structure};
 
 /// Slots in a case's plan: every run of a request fits.
 const SLOTS: u64 = 48;
@@ -79,41 +82,18 @@ fn compare(
     Ok((shifted, rejected))
 }
 
-/// How many cases each comparison runs: 10,000 unless `PROPTEST_CASES` says otherwise.
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(10_000)
-}
-
 #[test]
 fn the_planner_decides_as_the_reference_on_every_structure() {
-    let mut runner = TestRunner::new(ProptestConfig { cases: cases(), ..ProptestConfig::default() });
-    // Cases where some request was accepted only after moving others, and where some
-    // was rejected: both paths of Algorithm 1 must be exercised.
-    let seen = std::cell::Cell::new((0, 0));
-    runner
-        .run(&workload(), |(capacity, requests)| {
-            let mut counts = (0, 0);
-            for &kind in Kind::ALL {
-                counts = compare(kind, capacity, &requests, None)?;
-            }
-            let (s, r) = seen.get();
-            seen.set((s + usize::from(counts.0 > 0), r + usize::from(counts.1 > 0)));
-            Ok(())
-        })
-        .unwrap();
-    let (shifting, rejecting) = seen.get();
-    let cases = cases() as usize;
-    assert!(
-        shifting * 5 > cases && rejecting * 5 > cases,
-        "{shifting} shifting and {rejecting} rejecting cases of {cases}"
-    );
+    on_every_structure(workload(), ["shifting", "rejecting"], |kind, (capacity, requests)| {
+        compare(kind, *capacity, requests, None)
+    });
 }
 
 #[test]
 fn the_planted_whole_window_rule_is_caught() {
-    let mut runner = TestRunner::new(ProptestConfig { cases: cases(), ..ProptestConfig::default() });
-    let result = runner.run(&workload(), |(capacity, requests)| {
-        compare(Kind::REFERENCE, capacity, &requests, Some(Planted::ClearsWholeWindow)).map(drop)
+    let planted = Some(Planted::ClearsWholeWindow);
+    let caught = caught(workload(), |(capacity, requests)| {
+        compare(Kind::REFERENCE, *capacity, requests, planted).map(drop)
     });
-    assert!(result.is_err(), "the planted deviation went unnoticed");
+    assert!(caught, "the planted deviation went unnoticed");
 }
