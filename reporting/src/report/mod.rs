@@ -114,6 +114,20 @@ fn verdict(op: &str, c: &OpCosts) -> String {
     format!("`{op}`: median {} %, mean {} %, {agrees}.{why}", pct(b.median), pct(b.mean))
 }
 
+/// The structures the page's runs used, each described once: what the registry says of
+/// it, its theory and the unit of its costs.
+fn legend(runs: &[RunFile]) -> Vec<Block> {
+    let mut kinds: Vec<Kind> = runs.iter().map(|r| r.structure).collect();
+    kinds.sort();
+    kinds.dedup();
+    if kinds.is_empty() {
+        return Vec::new();
+    }
+    let mut blocks = vec![Block::Heading(2, "The structures on this page".into())];
+    blocks.extend(kinds.into_iter().map(|kind| Block::Para(facts(kind))));
+    blocks
+}
+
 fn provenance(run: &RunFile) -> String {
     let keys = ["Version", "Computer", "Installation", "StartTime", "EndTime"];
     let lines: Vec<&str> = run
@@ -136,8 +150,8 @@ fn section(group: &Group<'_>, index: usize, out: &Path, blocks: &mut Vec<Block>)
     blocks.push(cost_table(group));
     for r in &group.runs {
         blocks.push(Block::Para(format!(
-            "{} {} {}",
-            facts(r.structure),
+            "On {}, {} {}",
+            r.structure,
             verdict(OpKind::Check.name(), &r.operations.check),
             verdict("schedule", &r.operations.schedule),
         )));
@@ -232,9 +246,17 @@ fn schedule(group: &Group<'_>, blocks: &mut Vec<Block>) {
             group.runs.iter().map(|r| format!("{} `{}`", r.structure, r.schedule.digest)).collect();
         format!("Schedules: NOT identical across structures: {}.", digests.join(", "))
     }));
+    let reservations = if s.ar_requested == 0 {
+        "no advance reservations requested".to_owned()
+    } else {
+        format!(
+            "advance reservations {} requested, {} admitted, {:.2} options offered to each rejected one on average",
+            s.ar_requested, s.ar_admitted, s.ar_mean_options
+        )
+    };
     blocks.push(Block::Para(format!(
-        "The schedule: {} jobs placed, {} unplaced; utilisation {} %; wait mean {:.0} s, p99 {} s; advance reservations {} requested, {} admitted, {:.2} options offered to each rejected one on average.",
-        s.placed, s.unplaced, pct(s.utilisation), s.mean_wait, s.p99_wait, s.ar_requested, s.ar_admitted, s.ar_mean_options
+        "The schedule: {} jobs placed, {} unplaced; utilisation {} %; wait mean {:.0} s, p99 {} s; {reservations}.",
+        s.placed, s.unplaced, pct(s.utilisation), s.mean_wait, s.p99_wait
     )));
 }
 
@@ -324,6 +346,7 @@ pub fn render(runs: &[RunFile], out: &Path, command: &str) -> Result<PathBuf> {
     }
     blocks.extend(policies::comparison(runs, out)?);
     blocks.extend(coalloc::section(runs, out)?);
+    blocks.extend(legend(runs));
     let html = doc::write_pages(out, "resbench report", &blocks)?;
     Ok(html)
 }

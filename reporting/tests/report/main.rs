@@ -87,8 +87,14 @@ fn a_report_has_both_pages_a_section_per_workload_and_valid_plots() {
             "often below 10% of their respective theoretical worst cases",
             "![Figure 5 for synthetic",
             "![Figure 6 for synthetic on rbtree",
+            "no advance reservations requested",
         ],
     );
+    // Each structure is described once, in the page's legend, not in every section.
+    assert_eq!(md.matches("## The structures on this page").count(), 1);
+    for kind in [Kind::RbTree, Kind::CalendarQueue] {
+        assert_eq!(md.matches(kind.spec().description).count(), 1, "{kind}");
+    }
     let html = fs::read_to_string(&page).unwrap();
     assert!(html.contains("<p id=\"render-check\">") && html.contains("<img src=\"fig5-1-synthetic.svg\""));
     for plot in ["fig5-1-synthetic.svg", "fig6-1-synthetic.svg"] {
