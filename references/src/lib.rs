@@ -6,4 +6,5 @@
 #![forbid(unsafe_code)]
 
 pub mod coalloc;
+pub mod conservative;
 pub mod fcfs_eds;

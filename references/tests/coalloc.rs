@@ -11,7 +11,7 @@ use references::coalloc::{Request as Asked, System};
 use scheduling::policy::{Attempts, Length, Planted, PolicyKind};
 use scheduling::replay::{plan_reservations, replay, replay_planted, Mode, Options, ReplayConfig, Silent};
 use structures::{Config, Kind};
-use support::{caught, on_every_structure};
+use support::agrees_and_catches;
 use traces::workload::{Request, Workload};
 
 const HORIZON: u64 = 300;
@@ -79,12 +79,6 @@ fn compare(kind: Kind, case: &Case, planted: Option<Planted>) -> Result<(usize, 
 }
 
 #[test]
-fn the_policy_decides_as_the_reference_on_every_structure() {
-    on_every_structure(case(), ["retrying", "rejecting"], |kind, case| compare(kind, case, None));
-}
-
-#[test]
-fn the_planted_attempt_count_is_caught() {
-    let caught = caught(case(), |case| compare(Kind::REFERENCE, case, Some(Planted::RmaxInAll)).map(drop));
-    assert!(caught, "the planted deviation went unnoticed");
+fn the_policy_decides_as_the_reference_on_every_structure_and_the_planted_attempt_count_is_caught() {
+    agrees_and_catches(case, ["retrying", "rejecting"], Planted::RmaxInAll, compare);
 }

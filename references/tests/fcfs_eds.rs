@@ -9,7 +9,7 @@ use proptest::test_runner::TestCaseError;
 use references::fcfs_eds::{Answer, Tslot};
 use scheduling::fcfs_eds::{Decision, Planner, Planted, Request};
 use structures::Kind;
-use support::{caught, on_every_structure};
+use support::agrees_and_catches;
 
 /// Slots in a case's plan: every run of a request fits.
 const SLOTS: u64 = 48;
@@ -83,17 +83,11 @@ fn compare(
 }
 
 #[test]
-fn the_planner_decides_as_the_reference_on_every_structure() {
-    on_every_structure(workload(), ["shifting", "rejecting"], |kind, (capacity, requests)| {
-        compare(kind, *capacity, requests, None)
-    });
-}
-
-#[test]
-fn the_planted_whole_window_rule_is_caught() {
-    let planted = Some(Planted::ClearsWholeWindow);
-    let caught = caught(workload(), |(capacity, requests)| {
-        compare(Kind::REFERENCE, *capacity, requests, planted).map(drop)
-    });
-    assert!(caught, "the planted deviation went unnoticed");
+fn the_planner_decides_as_the_reference_on_every_structure_and_the_planted_whole_window_rule_is_caught() {
+    agrees_and_catches(
+        workload,
+        ["shifting", "rejecting"],
+        Planted::ClearsWholeWindow,
+        |kind, (capacity, requests), p| compare(kind, *capacity, requests, p),
+    );
 }

@@ -1,6 +1,6 @@
 //! What the comparisons with the references share: how many cases they run, running a
 //! comparison on every structure while counting the cases that exercise each of two
-//! paths, and checking that a planted deviation is caught.
+//! paths, and checking that a planted deviation is caught: one call per policy.
 
 use std::cell::Cell;
 
@@ -20,7 +20,7 @@ fn runner() -> TestRunner {
 /// Runs `compare` on every structure for [`cases`] values of `strategy`, failing on the
 /// first difference; `compare` counts how often the case took each of two paths (named
 /// by `paths`), and at least a fifth of the cases must take each.
-pub fn on_every_structure<S: Strategy>(
+fn on_every_structure<S: Strategy>(
     strategy: S,
     paths: [&str; 2],
     compare: impl Fn(Kind, &S::Value) -> Result<(usize, usize), TestCaseError>,
@@ -43,6 +43,20 @@ pub fn on_every_structure<S: Strategy>(
 
 /// Whether `compare`, run with a deviation planted, finds a difference within [`cases`]
 /// values of `strategy`.
-pub fn caught<S: Strategy>(strategy: S, compare: impl Fn(&S::Value) -> Result<(), TestCaseError>) -> bool {
+fn caught<S: Strategy>(strategy: S, compare: impl Fn(&S::Value) -> Result<(), TestCaseError>) -> bool {
     runner().run(&strategy, |case| compare(&case)).is_err()
+}
+
+/// The whole check of a policy against its reference: [`on_every_structure`] as it is,
+/// then, with `planted` planted, the comparison on the reference structure must find a
+/// difference.
+pub fn agrees_and_catches<S: Strategy, P: Copy>(
+    strategy: impl Fn() -> S,
+    paths: [&str; 2],
+    planted: P,
+    compare: impl Fn(Kind, &S::Value, Option<P>) -> Result<(usize, usize), TestCaseError>,
+) {
+    on_every_structure(strategy(), paths, |kind, case| compare(kind, case, None));
+    let found = caught(strategy(), |case| compare(Kind::REFERENCE, case, Some(planted)).map(drop));
+    assert!(found, "the planted deviation went unnoticed");
 }

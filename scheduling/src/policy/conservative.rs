@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use super::Policy;
+use super::{Policy, Settings};
 use crate::runner::{EventLoop, ReplayError};
 
 /// The policy's state: the jobs holding a reservation that has not started yet.
@@ -12,11 +12,20 @@ pub(super) struct Conservative {
     compress: bool,
     /// Best-effort jobs reserved to start later, in queue (submit) order.
     waiting: BTreeSet<usize>,
+    /// Planted (feature `planted`): the start of the job planned last, before which no
+    /// later job may start.
+    #[cfg(feature = "planted")]
+    floor: Option<structures::Time>,
 }
 
 impl Conservative {
-    pub(super) fn new(compress: bool) -> Self {
-        Self { compress, waiting: BTreeSet::new() }
+    pub(super) fn new(settings: &Settings) -> Self {
+        Self {
+            compress: settings.compress,
+            waiting: BTreeSet::new(),
+            #[cfg(feature = "planted")]
+            floor: (settings.planted == Some(super::Planted::NoBackfill)).then_some(0),
+        }
     }
 
     /// Places job `i` in `frame`, remembering it as waiting if it starts later.
@@ -60,12 +69,20 @@ impl Policy for Conservative {
             return sim.reserve(i, start);
         }
         let submit = sim.request(i).submit;
+        #[cfg(feature = "planted")]
+        let submit = self.floor.map_or(submit, |floor| submit.max(floor));
         let frame = match sim.check(i, submit)? {
             Some(frame) => Some(frame),
             None => sim.earliest(i, submit)?,
         };
         match frame {
-            Some(frame) => self.place(sim, i, frame),
+            Some(frame) => {
+                #[cfg(feature = "planted")]
+                if let Some(floor) = &mut self.floor {
+                    *floor = frame.start;
+                }
+                self.place(sim, i, frame)
+            }
             None => {
                 sim.unplaced();
                 Ok(())

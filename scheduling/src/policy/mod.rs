@@ -72,6 +72,9 @@ pub enum Planted {
     /// Online co-allocation makes `R_max` attempts in all, not the first and `R_max`
     /// more (its count before section 5.1 was read closely).
     RmaxInAll,
+    /// Conservative backfilling never starts a job before the job planned before it: no
+    /// backfilling.
+    NoBackfill,
 }
 
 /// A registered policy. Its name (`--policy`, run files) is the kebab-case of its variant;
@@ -195,7 +198,7 @@ impl PolicyKind {
                 description: "conservative backfilling: every job is given the earliest reservation that delays no earlier one, at arrival",
                 source: Source { paper: "rbtree-availability-profile", section: Some("IV, Algorithm 2") },
                 parameters: &[Parameter::Compress],
-                build: |options| Box::new(conservative::Conservative::new(options.compress)),
+                build: |options| Box::new(conservative::Conservative::new(options)),
             },
             PolicyKind::Easy => Spec {
                 description: "EASY backfilling: only the first waiting job holds a reservation; later jobs start now if they do not delay it",
