@@ -8,3 +8,4 @@
 pub mod coalloc;
 pub mod conservative;
 pub mod fcfs_eds;
+pub mod queue;

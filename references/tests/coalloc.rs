@@ -3,13 +3,16 @@
 //! attempts for every request equal the replay's on every structure; and the deviation
 //! planted in the policy (`R_max` attempts in all) is caught.
 
+#[path = "support/replayed.rs"]
+mod replayed;
 mod support;
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use references::coalloc::{Request as Asked, System};
+use replayed::replayed;
 use scheduling::policy::{Attempts, Length, Planted, PolicyKind};
-use scheduling::replay::{plan_reservations, replay, replay_planted, Mode, Options, ReplayConfig, Silent};
+use scheduling::replay::{plan_reservations, Mode, Options, ReplayConfig};
 use structures::{Config, Kind};
 use support::agrees_and_catches;
 use traces::workload::{Request, Workload};
@@ -54,11 +57,7 @@ fn compare(kind: Kind, case: &Case, planted: Option<Planted>) -> Result<(usize, 
     };
     let load = Workload { capacity: *capacity, requests: requests.clone(), skipped: Default::default() };
     let setup = ReplayConfig { config: Config { slot: 1, horizon: Some(HORIZON) }, options, verify: false };
-    let run = match planted {
-        Some(p) => replay_planted(kind, &load, &setup, p),
-        None => replay(kind, &load, &setup, &mut Silent),
-    }
-    .expect("a replay");
+    let run = replayed(kind, &load, &setup, planted);
     let asked = plan_reservations(requests.iter().map(|r| r.submit), ar_fraction, 7);
     let mut system = System::new(*capacity, HORIZON, *delta, *rmax);
     let (mut retried, mut rejected) = (0, 0);

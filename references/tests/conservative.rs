@@ -3,13 +3,16 @@
 //! reference's on every structure; and the deviation planted in the policy (no
 //! backfilling) is caught.
 
+#[path = "support/replayed.rs"]
+mod replayed;
 mod support;
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use references::conservative::Machine;
+use replayed::replayed;
 use scheduling::policy::{Planted, PolicyKind};
-use scheduling::replay::{horizon_for, replay, replay_planted, Mode, Options, ReplayConfig, Silent};
+use scheduling::replay::{horizon_for, Mode, Options, ReplayConfig};
 use structures::{Config, Kind};
 use support::agrees_and_catches;
 use traces::workload::{Request, Workload};
@@ -40,11 +43,7 @@ fn compare(kind: Kind, load: &Workload, planted: Option<Planted>) -> Result<(usi
     let options = Options { policy: PolicyKind::Conservative, mode: Mode::PlanOnly, ..Options::default() };
     let config = Config { slot: 1, horizon: Some(horizon_for(load, 1, &options).expect("a horizon")) };
     let setup = ReplayConfig { config, options, verify: false };
-    let run = match planted {
-        Some(p) => replay_planted(kind, load, &setup, p),
-        None => replay(kind, load, &setup, &mut Silent),
-    }
-    .expect("a replay");
+    let run = replayed(kind, load, &setup, planted);
     let mut machine = Machine::new(load.capacity);
     let (mut backfilled, mut waited, mut latest) = (0, 0, 0);
     for r in &load.requests {

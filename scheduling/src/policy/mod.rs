@@ -75,6 +75,9 @@ pub enum Planted {
     /// Conservative backfilling never starts a job before the job planned before it: no
     /// backfilling.
     NoBackfill,
+    /// EASY and FCFS keep the first waiting job's reservation where it was at an end,
+    /// instead of planning it again.
+    NoReplan,
 }
 
 /// A registered policy. Its name (`--policy`, run files) is the kebab-case of its variant;
@@ -204,13 +207,13 @@ impl PolicyKind {
                 description: "EASY backfilling: only the first waiting job holds a reservation; later jobs start now if they do not delay it",
                 source: Source { paper: "coallocation-2d-trees", section: Some("5.1 (its batch baseline)") },
                 parameters: &[],
-                build: |_| Box::new(queue::Queue::new(true)),
+                build: |options| Box::new(queue::Queue::new(true, options)),
             },
             PolicyKind::Fcfs => Spec {
                 description: "first come, first served without backfilling: jobs start in submit order, each when it fits",
                 source: Source { paper: "coallocation-2d-trees", section: Some("5.1 (its batch baseline)") },
                 parameters: &[],
-                build: |_| Box::new(queue::Queue::new(false)),
+                build: |options| Box::new(queue::Queue::new(false, options)),
             },
             PolicyKind::FcfsEds => Spec {
                 description: "FCFS-EDS: each request a reservation with a window of starts; when first fit fails, earlier flexible reservations shift within their windows to make room, or nothing changes",

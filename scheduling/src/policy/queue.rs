@@ -11,7 +11,7 @@
 
 use std::collections::VecDeque;
 
-use super::Policy;
+use super::{Policy, Settings};
 use crate::runner::{EventLoop, ReplayError};
 
 /// The policy's state.
@@ -19,11 +19,17 @@ pub(super) struct Queue {
     backfill: bool,
     /// Jobs not started, in submit order; the first may hold a reservation.
     queue: VecDeque<usize>,
+    /// Whether an end plans the first job's reservation again (always, unless planted).
+    replan: bool,
 }
 
 impl Queue {
-    pub(super) fn new(backfill: bool) -> Self {
-        Self { backfill, queue: VecDeque::new() }
+    pub(super) fn new(backfill: bool, settings: &Settings) -> Self {
+        #[cfg(feature = "planted")]
+        let replan = settings.planted != Some(super::Planted::NoReplan);
+        #[cfg(not(feature = "planted"))]
+        let (replan, _) = (true, settings);
+        Self { backfill, queue: VecDeque::new(), replan }
     }
 
     /// Starts queued jobs from the front while they fit now, and gives the first one that
@@ -102,7 +108,7 @@ impl Policy for Queue {
     }
 
     fn ended(&mut self, sim: &mut dyn EventLoop, _i: usize) -> Result<(), ReplayError> {
-        self.start_front(sim, true)?;
+        self.start_front(sim, self.replan)?;
         if self.backfill {
             self.backfill(sim, 1)?;
         }
