@@ -8,4 +8,6 @@
 pub mod coalloc;
 pub mod conservative;
 pub mod fcfs_eds;
+pub mod flexible;
 pub mod queue;
+pub mod timeline;

@@ -11,143 +11,65 @@
 //! every waiting job is tried for backfilling; at an arrival only the new job is, unless
 //! the front of the queue changed. A job takes the lowest-numbered free resources.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
-/// One job as the reference sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Job {
-    /// When it is submitted.
-    pub submit: u64,
-    /// The time it requested.
-    pub duration: u64,
-    /// The time it runs (at most `duration`).
-    pub runtime: u64,
-    /// The resources it needs.
-    pub n: u32,
-}
-
-/// A job's window on its resources.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Window {
-    start: u64,
-    end: u64,
-    ids: Vec<u32>,
-}
+use crate::timeline::{Job, Timeline};
 
 /// Replays `jobs` (in submit order) on `capacity` resources; each job's start and
 /// resources, or `None` for a job wider than the machine. `backfill` makes it EASY.
 pub fn replay(capacity: u32, jobs: &[Job], backfill: bool) -> Vec<Option<(u64, Vec<u32>)>> {
-    let mut s = State {
-        capacity,
-        jobs,
-        windows: vec![None; jobs.len()],
-        queue: VecDeque::new(),
-        ends: BTreeSet::new(),
-    };
+    let mut s = State { plan: Timeline::new(capacity, jobs, true), queue: VecDeque::new() };
     let mut next = 0;
     loop {
         let arrival = jobs.get(next).map(|j| j.submit);
-        let end = s.ends.iter().next().copied();
-        match (arrival, end) {
-            (_, Some((t, i))) if arrival.is_none_or(|a| t <= a) => {
-                s.ends.remove(&(t, i));
-                // The rest of its window is free again.
-                if let Some(w) = &mut s.windows[i] {
-                    w.end = w.end.min(t);
-                }
-                s.start_front(t, true);
-                if backfill {
-                    s.backfill(t, 1);
-                }
+        if let Some((t, _)) = s.plan.next_end(arrival) {
+            s.start_front(t, true);
+            if backfill {
+                s.backfill(t, 1);
             }
-            (Some(t), _) => {
-                s.queue.push_back(next);
-                let changed = s.start_front(t, false);
-                if backfill && !s.queue.is_empty() {
-                    let from = if changed { 1 } else { s.queue.len() - 1 };
-                    s.backfill(t, from);
-                }
-                next += 1;
-            }
-            (None, _) => break,
+            continue;
         }
+        let Some(t) = arrival else { break };
+        s.queue.push_back(next);
+        let changed = s.start_front(t, false);
+        if backfill && !s.queue.is_empty() {
+            let from = if changed { 1 } else { s.queue.len() - 1 };
+            s.backfill(t, from);
+        }
+        next += 1;
     }
-    s.windows.into_iter().map(|w| w.map(|w| (w.start, w.ids))).collect()
+    s.plan.starts()
 }
 
 struct State<'a> {
-    capacity: u32,
-    jobs: &'a [Job],
-    windows: Vec<Option<Window>>,
+    plan: Timeline<'a>,
     queue: VecDeque<usize>,
-    /// `(time, job)`: the ends to come.
-    ends: BTreeSet<(u64, usize)>,
 }
 
 impl State<'_> {
-    /// The resources free throughout `[start, end)`, lowest first.
-    fn free(&self, start: u64, end: u64) -> Vec<u32> {
-        (0..self.capacity)
-            .filter(|&id| {
-                self.windows
-                    .iter()
-                    .flatten()
-                    .all(|w| !w.ids.contains(&id) || w.end <= start || end <= w.start)
-            })
-            .collect()
-    }
-
-    /// Job `i` at `start` if it fits there, on its lowest free resources.
-    fn fits(&self, i: usize, start: u64) -> Option<Vec<u32>> {
-        let job = self.jobs[i];
-        let free = self.free(start, start + job.duration);
-        (free.len() >= job.n as usize).then(|| free.into_iter().take(job.n as usize).collect())
-    }
-
-    /// The earliest start from `now` at which job `i` fits: `now` or a window's end.
-    fn earliest(&self, i: usize, now: u64) -> Option<(u64, Vec<u32>)> {
-        let mut starts: Vec<u64> = vec![now];
-        starts.extend(self.windows.iter().flatten().map(|w| w.end).filter(|&e| e > now));
-        starts.sort_unstable();
-        starts.dedup();
-        starts.into_iter().find_map(|t| self.fits(i, t).map(|ids| (t, ids)))
-    }
-
-    fn place(&mut self, i: usize, start: u64, ids: Vec<u32>) {
-        let job = self.jobs[i];
-        self.windows[i] = Some(Window { start, end: start + job.duration, ids });
-        self.ends.insert((start + job.runtime, i));
-    }
-
-    fn unplace(&mut self, i: usize) {
-        if let Some(w) = self.windows[i].take() {
-            self.ends.remove(&(w.start + self.jobs[i].runtime, i));
-        }
-    }
-
     /// Starts jobs from the front while they fit now; the first that does not gets its
     /// earliest reservation (planned again from now when `replan`). Whether the front
     /// changed.
     fn start_front(&mut self, now: u64, replan: bool) -> bool {
         let mut changed = false;
         while let Some(&first) = self.queue.front() {
-            match self.windows[first].as_ref().map(|w| w.start) {
+            match self.plan.windows[first].as_ref().map(|w| w.start) {
                 Some(start) if start <= now => {
                     self.queue.pop_front();
                     changed = true;
                     continue;
                 }
                 Some(_) if !replan => return changed,
-                Some(_) => self.unplace(first),
+                Some(_) => drop(self.plan.unplace(first)),
                 None => {}
             }
-            match self.earliest(first, now) {
+            match self.plan.earliest(first, now) {
                 None => {
                     self.queue.pop_front();
                     changed = true;
                 }
                 Some((start, ids)) => {
-                    self.place(first, start, ids);
+                    self.plan.place(first, start, ids);
                     if start > now {
                         return changed;
                     }
@@ -164,9 +86,9 @@ impl State<'_> {
         let mut k = from.max(1);
         while k < self.queue.len() {
             let i = self.queue[k];
-            match self.fits(i, now) {
+            match self.plan.fits(i, now) {
                 Some(ids) => {
-                    self.place(i, now, ids);
+                    self.plan.place(i, now, ids);
                     self.queue.remove(k);
                 }
                 None => k += 1,

@@ -10,40 +10,27 @@ mod support;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use references::coalloc::{Request as Asked, System};
-use replayed::replayed;
+use replayed::{ending_early, replayed};
 use scheduling::policy::{Attempts, Length, Planted, PolicyKind};
 use scheduling::replay::{plan_reservations, Mode, Options, ReplayConfig};
 use structures::{Config, Kind};
 use support::agrees_and_catches;
-use traces::workload::{Request, Workload};
+use traces::workload::Workload;
 
 const HORIZON: u64 = 300;
 
-/// A case: capacity, requests, Δt, R_max, whether a share are reservations, the length.
-type Case = (u32, Vec<Request>, u64, u64, bool, bool);
+/// A case: the workload, Δt, R_max, whether a share are reservations, the length.
+type Case = (Workload, u64, u64, bool, bool);
 
 fn case() -> impl Strategy<Value = Case> {
-    (1u32..=5).prop_flat_map(|capacity| {
-        let job = (0u64..6, 1u64..40, 0u64..40, 1..=capacity);
-        let jobs = proptest::collection::vec(job, 5..25).prop_map(|js| {
-            let mut submit = 0;
-            js.into_iter()
-                .enumerate()
-                .map(|(id, (gap, duration, less, n))| {
-                    submit += gap;
-                    let runtime = duration.saturating_sub(less).max(1);
-                    Request { id: id as i64, submit, n, duration, runtime, recorded_wait: None }
-                })
-                .collect::<Vec<_>>()
-        });
-        (Just(capacity), jobs, 1u64..15, 0u64..10, any::<bool>(), any::<bool>())
-    })
+    (ending_early(), 1u64..15, 0u64..10, any::<bool>(), any::<bool>())
 }
 
 /// Replays the case on `kind` (with `planted`, if any) and compares every request with
 /// the reference.
 fn compare(kind: Kind, case: &Case, planted: Option<Planted>) -> Result<(usize, usize), TestCaseError> {
-    let (capacity, requests, delta, rmax, reserving, run_time) = case;
+    let (load, delta, rmax, reserving, run_time) = case;
+    let (capacity, requests) = (&load.capacity, &load.requests);
     let length = if *run_time { Length::RunTime } else { Length::Requested };
     let ar_fraction = if *reserving { 0.5 } else { 0.0 };
     let attempts = Attempts { delta: *delta, rmax: *rmax, length };
@@ -55,9 +42,8 @@ fn compare(kind: Kind, case: &Case, planted: Option<Planted>) -> Result<(usize, 
         seed: 7,
         ..Options::default()
     };
-    let load = Workload { capacity: *capacity, requests: requests.clone(), skipped: Default::default() };
     let setup = ReplayConfig { config: Config { slot: 1, horizon: Some(HORIZON) }, options, verify: false };
-    let run = replayed(kind, &load, &setup, planted);
+    let run = replayed(kind, load, &setup, planted);
     let asked = plan_reservations(requests.iter().map(|r| r.submit), ar_fraction, 7);
     let mut system = System::new(*capacity, HORIZON, *delta, *rmax);
     let (mut retried, mut rejected) = (0, 0);

@@ -9,34 +9,19 @@ mod support;
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use references::queue::{replay as reference, Job};
-use replayed::replayed;
+use references::queue::replay as reference;
+use references::timeline::Job;
+use replayed::{ending_early, replayed};
 use scheduling::policy::{Planted, PolicyKind};
 use scheduling::replay::{horizon_for, Mode, Options, ReplayConfig};
 use structures::{Config, Kind};
 use support::agrees_and_catches;
-use traces::workload::{Request, Workload};
+use traces::workload::Workload;
 
 /// A workload (up to 6 resources, tens of jobs, most ending before their requested time)
 /// and whether the queue backfills (EASY) or not (FCFS).
 fn case() -> impl Strategy<Value = (Workload, bool)> {
-    let load = (1u32..=6).prop_flat_map(|capacity| {
-        let job = (0u64..6, 1u64..30, 0u64..30, 1..=capacity);
-        proptest::collection::vec(job, 5..30).prop_map(move |js| {
-            let mut submit = 0;
-            let requests = js
-                .into_iter()
-                .enumerate()
-                .map(|(id, (gap, duration, less, n))| {
-                    submit += gap;
-                    let runtime = duration.saturating_sub(less).max(1);
-                    Request { id: id as i64, submit, n, duration, runtime, recorded_wait: None }
-                })
-                .collect();
-            Workload { capacity, requests, skipped: Default::default() }
-        })
-    });
-    (load, any::<bool>())
+    (ending_early(), any::<bool>())
 }
 
 /// Replays the case on `kind` (with `planted`, if any) and compares every job with the

@@ -24,7 +24,7 @@ use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use structures::{Time, TimeFrame};
 
-use super::{ParameterError, Policy};
+use super::{ParameterError, Policy, Settings};
 use crate::runner::{EventLoop, Placement, ReplayError};
 
 /// The most placements FCFS-EDS tries for one request.
@@ -97,11 +97,18 @@ pub(super) struct Eds {
     checks: u64,
     /// Whether the request being planned hit a bound.
     bounded: bool,
+    /// Planted (feature `planted`): first fit ignores `t_ls`.
+    unbounded: bool,
 }
 
 impl Eds {
-    pub(super) fn new(plan: bool, windows: Windows, seed: u64) -> Self {
-        Self { plan, windows, seed, movable: BTreeSet::new(), checks: 0, bounded: false }
+    pub(super) fn new(plan: bool, settings: &Settings) -> Self {
+        let (windows, seed) = (settings.windows.unwrap_or_default(), settings.seed);
+        #[cfg(feature = "planted")]
+        let unbounded = settings.planted == Some(super::Planted::PastLatestStart);
+        #[cfg(not(feature = "planted"))]
+        let unbounded = false;
+        Self { plan, windows, seed, movable: BTreeSet::new(), checks: 0, bounded: false, unbounded }
     }
 
     /// Request `i`'s window of starts (drawn anew: it depends on the seed and `i` alone).
@@ -207,7 +214,7 @@ impl Policy for Eds {
         self.bounded = false;
         sim.count("requests", 1);
         let accepted = match sim.earliest(i, es)? {
-            Some(frame) if frame.start <= ls => {
+            Some(frame) if frame.start <= ls || self.unbounded => {
                 sim.place(i, frame, true)?;
                 true
             }

@@ -78,6 +78,9 @@ pub enum Planted {
     /// EASY and FCFS keep the first waiting job's reservation where it was at an end,
     /// instead of planning it again.
     NoReplan,
+    /// Flexible reservation (FCFS-EDS's baseline) accepts a request's earliest start even
+    /// past its latest start `t_ls`.
+    PastLatestStart,
 }
 
 /// A registered policy. Its name (`--policy`, run files) is the kebab-case of its variant;
@@ -219,13 +222,13 @@ impl PolicyKind {
                 description: "FCFS-EDS: each request a reservation with a window of starts; when first fit fails, earlier flexible reservations shift within their windows to make room, or nothing changes",
                 source: Source { paper: "fcfs-eds-slotted-array", section: Some("3, Algorithm 1") },
                 parameters: WINDOW_PARAMETERS,
-                build: |options| Box::new(eds::Eds::new(true, options.windows.unwrap_or_default(), options.seed)),
+                build: |options| Box::new(eds::Eds::new(true, options)),
             },
             PolicyKind::Flexible => Spec {
                 description: "flexible advance reservation without advance planning: first fit within each request's window of starts, never moving an accepted one",
                 source: Source { paper: "fcfs-eds-slotted-array", section: Some("4 (its baseline)") },
                 parameters: WINDOW_PARAMETERS,
-                build: |options| Box::new(eds::Eds::new(false, options.windows.unwrap_or_default(), options.seed)),
+                build: |options| Box::new(eds::Eds::new(false, options)),
             },
             PolicyKind::Coalloc => Spec {
                 description: "online co-allocation: each request tried at its start, then every Δt later, at most R_max times; rejected if none fits",
