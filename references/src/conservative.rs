@@ -4,7 +4,7 @@
 //! everything planned before; it takes the lowest-numbered of them. A window can only open
 //! at the arrival or where some reservation ends, so those are the starts tried, in order.
 //!
-//! [`Machine`] is the paper's measure (plan-only: a job holds its whole requested time);
+//! [`plan_only`] is the paper's measure (a job holds its whole requested time);
 //! [`simulate`] is conservative backfilling as schedulers run it, jobs ending at their run
 //! time and, with compression, the waiting jobs planned again at every early end.
 
@@ -12,55 +12,11 @@ use std::collections::BTreeSet;
 
 use crate::timeline::{Job, Timeline};
 
-/// The machine: per resource, the windows it is reserved for.
-#[derive(Debug, Clone)]
-pub struct Machine {
-    reserved: Vec<Vec<(u64, u64)>>,
-}
-
-impl Machine {
-    /// `capacity` free resources.
-    pub fn new(capacity: u32) -> Self {
-        Machine { reserved: vec![Vec::new(); capacity as usize] }
-    }
-
-    /// The resources free throughout `[start, end)`, lowest first.
-    fn free(&self, start: u64, end: u64) -> Vec<u32> {
-        (0..self.reserved.len())
-            .filter(|&id| self.reserved[id].iter().all(|&(s, e)| e <= start || end <= s))
-            .map(|id| id as u32)
-            .collect()
-    }
-
-    /// The earliest start from `ready` at which `n` resources are free for `duration`,
-    /// with the lowest-numbered of them: `ready` or a later reservation end.
-    pub fn earliest(&self, ready: u64, duration: u64, n: u32) -> Option<(u64, Vec<u32>)> {
-        let mut starts: Vec<u64> = vec![ready];
-        for windows in &self.reserved {
-            starts.extend(windows.iter().map(|&(_, e)| e).filter(|&e| e > ready));
-        }
-        starts.sort_unstable();
-        starts.dedup();
-        starts.into_iter().find_map(|start| {
-            let free = self.free(start, start + duration);
-            (free.len() >= n as usize).then(|| (start, free.into_iter().take(n as usize).collect()))
-        })
-    }
-
-    /// Reserves `ids` over `[start, start + duration)`.
-    pub fn reserve(&mut self, start: u64, duration: u64, ids: &[u32]) {
-        for &id in ids {
-            self.reserved[id as usize].push((start, start + duration));
-        }
-    }
-
-    /// Plans a job of `n` resources for `duration` arriving at `submit`: its start and
-    /// resources, or `None` if the machine has fewer than `n`.
-    pub fn plan(&mut self, submit: u64, duration: u64, n: u32) -> Option<(u64, Vec<u32>)> {
-        let (start, ids) = self.earliest(submit, duration, n)?;
-        self.reserve(start, duration, &ids);
-        Some((start, ids))
-    }
+/// The paper's measure: [`simulate`] with every job holding its whole requested time, so
+/// that nothing ends early and nothing is planned again.
+pub fn plan_only(capacity: u32, jobs: &[Job]) -> Vec<Option<(u64, Vec<u32>)>> {
+    let whole: Vec<Job> = jobs.iter().map(|j| Job { runtime: j.duration, ..*j }).collect();
+    simulate(capacity, &whole, false)
 }
 
 /// Replays `jobs` (in submit order) on `capacity` resources, each job ending at its run

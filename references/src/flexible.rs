@@ -2,27 +2,19 @@
 //! planning, FCFS-EDS's baseline. Each request, in arrival order, takes the earliest start
 //! from its `t_es` at which enough resources are free throughout its run, on the
 //! lowest-numbered of them, if that start is at most its `t_ls`; otherwise it is rejected.
-//! Nothing planned ever moves.
+//! Nothing planned ever moves, and every request holds its whole requested time.
 
-use crate::conservative::Machine;
+use crate::timeline::{Job, Timeline};
 
-/// A machine taking flexible reservations.
-#[derive(Debug, Clone)]
-pub struct Flexible {
-    machine: Machine,
-}
-
-impl Flexible {
-    /// `capacity` free resources.
-    pub fn new(capacity: u32) -> Self {
-        Flexible { machine: Machine::new(capacity) }
+/// Plans `jobs` in order on `capacity` resources, job `i` starting in `windows[i]`
+/// (`t_es`, `t_ls`): each one's start and resources, or `None` if rejected.
+pub fn plan(capacity: u32, jobs: &[Job], windows: &[(u64, u64)]) -> Vec<Option<(u64, Vec<u32>)>> {
+    let whole: Vec<Job> = jobs.iter().map(|j| Job { runtime: j.duration, ..*j }).collect();
+    let mut plan = Timeline::new(capacity, &whole, false);
+    for (i, &(tes, tls)) in windows.iter().enumerate().take(whole.len()) {
+        if let Some((start, ids)) = plan.earliest(i, tes).filter(|&(start, _)| start <= tls) {
+            plan.place(i, start, ids);
+        }
     }
-
-    /// A request for `n` resources over `duration`, starting in `[tes, tls]`: its start and
-    /// resources, or `None` if rejected.
-    pub fn request(&mut self, tes: u64, tls: u64, duration: u64, n: u32) -> Option<(u64, Vec<u32>)> {
-        let (start, ids) = self.machine.earliest(tes, duration, n).filter(|&(start, _)| start <= tls)?;
-        self.machine.reserve(start, duration, &ids);
-        Some((start, ids))
-    }
+    plan.starts()
 }

@@ -10,7 +10,7 @@ mod support;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use references::coalloc::{Request as Asked, System};
-use replayed::{ending_early, replayed};
+use replayed::{ending_early, jobs, replayed};
 use scheduling::policy::{Attempts, Length, Planted, PolicyKind};
 use scheduling::replay::{plan_reservations, Mode, Options, ReplayConfig};
 use structures::{Config, Kind};
@@ -47,10 +47,10 @@ fn compare(kind: Kind, case: &Case, planted: Option<Planted>) -> Result<(usize, 
     let asked = plan_reservations(requests.iter().map(|r| r.submit), ar_fraction, 7);
     let mut system = System::new(*capacity, HORIZON, *delta, *rmax);
     let (mut retried, mut rejected) = (0, 0);
-    for ((r, reservation), trial) in requests.iter().zip(&asked).zip(&run.trials) {
-        let l = if *run_time { r.runtime } else { r.duration };
-        let s = reservation.map_or(r.submit, |res| res.start);
-        let want = system.request(Asked { q: r.submit, s, l, n: r.n });
+    for (((r, job), reservation), trial) in requests.iter().zip(jobs(load)).zip(&asked).zip(&run.trials) {
+        let l = if *run_time { job.runtime } else { job.duration };
+        let s = reservation.map_or(job.submit, |res| res.start);
+        let want = system.request(Asked { q: job.submit, s, l, n: job.n });
         let got = run.schedule.iter().find(|p| p.id == r.id).map(|p| {
             let ids: Vec<u32> = (0..*capacity).filter(|&id| p.set.contains(id)).collect();
             (p.start, ids)

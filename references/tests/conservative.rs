@@ -9,9 +9,8 @@ mod support;
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use references::conservative::{simulate, Machine};
-use references::timeline::Job;
-use replayed::{ending_early, replayed};
+use references::conservative::{plan_only, simulate};
+use replayed::{ending_early, jobs, replayed};
 use scheduling::policy::{Planted, PolicyKind};
 use scheduling::replay::{horizon_for, Mode, Options, ReplayConfig};
 use structures::{Config, Kind};
@@ -38,17 +37,9 @@ fn compare(
         Options { policy: PolicyKind::Conservative, mode, compress: *compress, ..Options::default() };
     let config = Config { slot: 1, horizon: Some(horizon_for(load, 1, &options).expect("a horizon")) };
     let run = replayed(kind, load, &ReplayConfig { config, options, verify: false }, planted);
-    let want: Vec<Option<(u64, Vec<u32>)>> = if *simulated {
-        let jobs: Vec<Job> = load
-            .requests
-            .iter()
-            .map(|r| Job { submit: r.submit, duration: r.duration, runtime: r.runtime, n: r.n })
-            .collect();
-        simulate(load.capacity, &jobs, *compress)
-    } else {
-        let mut machine = Machine::new(load.capacity);
-        load.requests.iter().map(|r| machine.plan(r.submit, r.duration, r.n)).collect()
-    };
+    let jobs = jobs(load);
+    let want =
+        if *simulated { simulate(load.capacity, &jobs, *compress) } else { plan_only(load.capacity, &jobs) };
     let (mut backfilled, mut waited, mut latest) = (0, 0, 0);
     for (r, want) in load.requests.iter().zip(&want) {
         let got =

@@ -11,8 +11,8 @@ mod support;
 
 use proptest::prop_assert_eq;
 use proptest::test_runner::TestCaseError;
-use references::flexible::Flexible;
-use replayed::{ending_early, replayed};
+use references::flexible::plan;
+use replayed::{ending_early, jobs, replayed};
 use scheduling::policy::{Planted, PolicyKind, Windows};
 use scheduling::replay::{horizon_for, Mode, Options, ReplayConfig};
 use structures::{Config, Kind};
@@ -33,18 +33,18 @@ fn compare(kind: Kind, load: &Workload, planted: Option<Planted>) -> Result<(usi
     };
     let config = Config { slot: 1, horizon: Some(horizon_for(load, 1, &options).expect("a horizon")) };
     let run = replayed(kind, load, &ReplayConfig { config, options, verify: false }, planted);
-    let mut machine = Flexible::new(load.capacity);
+    let windows: Vec<(u64, u64)> =
+        load.requests.iter().enumerate().map(|(i, r)| WINDOWS.draw(3, i, r.submit, 1)).collect();
+    let want = plan(load.capacity, &jobs(load), &windows);
     let (mut later, mut rejected) = (0, 0);
-    for (i, r) in load.requests.iter().enumerate() {
-        let (tes, tls) = WINDOWS.draw(3, i, r.submit, 1);
-        let want = machine.request(tes, tls, r.duration, r.n);
+    for ((r, want), &(tes, _)) in load.requests.iter().zip(&want).zip(&windows) {
         let got =
             run.schedule.iter().find(|p| p.id == r.id).map(|p| {
                 (p.start, (0..load.capacity).filter(|&id| p.set.contains(id)).collect::<Vec<u32>>())
             });
-        prop_assert_eq!(&got, &want, "{} on request {}", kind, r.id);
+        prop_assert_eq!(&got, want, "{} on request {}", kind, r.id);
         match want {
-            Some((start, _)) => later += usize::from(start > tes),
+            Some((start, _)) => later += usize::from(*start > tes),
             None => rejected += 1,
         }
     }

@@ -10,8 +10,7 @@ mod support;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use references::queue::replay as reference;
-use references::timeline::Job;
-use replayed::{ending_early, replayed};
+use replayed::{ending_early, jobs, replayed};
 use scheduling::policy::{Planted, PolicyKind};
 use scheduling::replay::{horizon_for, Mode, Options, ReplayConfig};
 use structures::{Config, Kind};
@@ -36,11 +35,7 @@ fn compare(
     let config = Config { slot: 1, horizon: Some(horizon_for(load, 1, &options).expect("a horizon")) };
     let setup = ReplayConfig { config, options, verify: false };
     let run = replayed(kind, load, &setup, planted);
-    let jobs: Vec<Job> = load
-        .requests
-        .iter()
-        .map(|r| Job { submit: r.submit, duration: r.duration, runtime: r.runtime, n: r.n })
-        .collect();
+    let jobs = jobs(load);
     let want = reference(load.capacity, &jobs, *easy);
     let (mut waited, mut ahead, mut latest) = (0, 0, 0);
     for (r, want) in load.requests.iter().zip(&want) {

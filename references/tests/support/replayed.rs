@@ -2,6 +2,7 @@
 //! whose jobs end early, and a policy's replay with a deviation planted or not.
 
 use proptest::prelude::*;
+use references::timeline::Job;
 use scheduling::policy::Planted;
 use scheduling::replay::{replay, replay_planted, ReplayConfig, Run, Silent};
 use structures::Kind;
@@ -35,4 +36,12 @@ pub fn replayed(kind: Kind, load: &Workload, setup: &ReplayConfig, planted: Opti
         None => replay(kind, load, setup, &mut Silent),
     }
     .expect("a replay")
+}
+
+/// `load`'s requests as the references take them.
+pub fn jobs(load: &Workload) -> Vec<Job> {
+    load.requests
+        .iter()
+        .map(|r| Job { submit: r.submit, duration: r.duration, runtime: r.runtime, n: r.n })
+        .collect()
 }
