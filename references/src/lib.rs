@@ -8,6 +8,8 @@
 pub mod coalloc;
 pub mod conservative;
 pub mod fcfs_eds;
+pub mod fcfs_eds_ids;
 pub mod flexible;
 pub mod queue;
+pub mod rspb;
 pub mod timeline;

@@ -60,8 +60,9 @@ pub struct Args {
     #[arg(long)]
     mean_gap: Option<f64>,
     /// Instead of the table, run the sweeps of these figures of the thesis (4.3 to 4.7,
-    /// 5.9 to 5.13, or `all`) on one structure at the chapters' defaults, and write
-    /// their results and report into `--out`.
+    /// 5.9 to 5.13), of `floor` (ours: the soft shapes' CPU_min floor from 25 % to 100 %
+    /// on chapter 5's workload), or `all` of them, on one structure at the chapters'
+    /// defaults, and write their results and report into `--out`.
     #[arg(long, value_delimiter = ',', requires = "out", conflicts_with_all = ["machines", "requests", "time", "interval", "fixed", "priority_max", "mean_gap", "experiment"])]
     figure: Vec<String>,
     /// The folder for the figures' results (`rspb-figures.json`) and report.
@@ -187,8 +188,14 @@ fn run_figures(args: &Args, out: &Path) -> Result<()> {
             .iter()
             .map(|id| {
                 known.iter().find(|f| f.id == id).ok_or_else(|| {
-                    let ids: Vec<&str> = known.iter().map(|f| f.id).collect();
-                    anyhow::anyhow!("no figure {id}: the thesis's are {} (or all)", ids.join(", "))
+                    let ids = |thesis: bool| {
+                        known.iter().filter(|f| f.trend.is_some() == thesis).map(|f| f.id).collect::<Vec<_>>()
+                    };
+                    anyhow::anyhow!(
+                        "no figure {id}: the thesis's are {}, ours {} (or all)",
+                        ids(true).join(", "),
+                        ids(false).join(", ")
+                    )
                 })
             })
             .collect::<Result<_>>()?

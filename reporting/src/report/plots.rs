@@ -1,6 +1,6 @@
 //! The report's SVG plots (plotters): rbtree-availability-profile's Figure 5 box plots and its Figure 6
-//! histogram for replays, log-log growth plots for benchmarks, and the policies' lines
-//! and distributions.
+//! histogram for replays, log-log growth plots for benchmarks, the policies' lines and
+//! distributions, and means with their confidence intervals (the RSPB figures).
 
 use std::path::Path;
 
@@ -269,6 +269,98 @@ pub fn lines(path: &Path, title: &str, (x_desc, y_desc): (&str, &str), series: &
     chart.configure_mesh().x_desc(x_desc).y_desc(y_desc).draw().map_err(failed)?;
     for (i, line) in series.iter().enumerate() {
         draw_line(&mut chart, line, PALETTE[i % PALETTE.len()], 1)?;
+    }
+    legend(&mut chart, SeriesLabelPosition::LowerRight)?;
+    root.present().map_err(failed)
+}
+
+/// A mean and the half-widths of its 95 % confidence interval along x and y (0 where
+/// the value is set, not measured).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Mean {
+    /// x.
+    pub x: f64,
+    /// y.
+    pub y: f64,
+    /// Half the interval of x.
+    pub x_half: f64,
+    /// Half the interval of y.
+    pub y_half: f64,
+}
+
+/// One line of means, each point drawn with its intervals.
+pub struct Means<'a> {
+    /// What it is of (an algorithm).
+    pub name: &'a str,
+    /// Its points, in the line's order.
+    pub points: Vec<Mean>,
+}
+
+/// An axis label without the float noise of the axis's steps: "1500", not "1500.0";
+/// "0.3", not "0.30000000000000004".
+fn label(v: f64) -> String {
+    let fixed = format!("{v:.6}");
+    let trimmed = fixed.trim_end_matches('0').trim_end_matches('.');
+    if trimmed == "-0" {
+        "0".to_owned()
+    } else {
+        trimmed.to_owned()
+    }
+}
+
+/// Lines of means on linear axes, y from 0, each point a dot with its 95 % interval as an
+/// error bar (a cross where x is a measured mean too), so that a reader sees which
+/// differences the seeds resolve.
+///
+/// # Errors
+/// [`Error::NoPoints`] when there is nothing to plot, [`Error::Plot`] when the file
+/// cannot be written.
+pub fn means(path: &Path, title: &str, (x_desc, y_desc): (&str, &str), series: &[Means<'_>]) -> Result<()> {
+    let all = || series.iter().flat_map(|s| s.points.iter());
+    let (x_lo, x_hi) =
+        all().fold((f64::MAX, f64::MIN), |(lo, hi), p| (lo.min(p.x - p.x_half), hi.max(p.x + p.x_half)));
+    let y_hi = all().fold(f64::MIN, |hi, p| hi.max(p.y + p.y_half));
+    if x_lo > x_hi {
+        return Err(Error::NoPoints);
+    }
+    // A margin so that the first and last bars' caps are not cut at the frame.
+    let margin = 0.03 * (x_hi - x_lo).max(1.0);
+    let root = SVGBackend::new(path, (720, 440)).into_drawing_area();
+    root.fill(&WHITE).map_err(failed)?;
+    let mut chart = frame(&root, title, (40, 60))
+        .build_cartesian_2d(x_lo - margin..x_hi + margin, 0.0..(y_hi * 1.1).max(1.0))
+        .map_err(failed)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_label_formatter(&|v| label(*v))
+        .y_label_formatter(&|v| label(*v))
+        .draw()
+        .map_err(failed)?;
+    // Caps a fixed share of the axes wide, whatever their units.
+    let (x_cap, y_cap) = (0.006 * (x_hi - x_lo + 2.0 * margin), 0.01 * (y_hi * 1.1).max(1.0));
+    for (i, line) in series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let xy = Series { name: line.name, points: line.points.iter().map(|p| (p.x, p.y)).collect() };
+        draw_line(&mut chart, &xy, color, 1)?;
+        chart.draw_series(xy.points.iter().map(|&p| Circle::new(p, 2, color.filled()))).map_err(failed)?;
+        let mut bars = Vec::new();
+        for p in &line.points {
+            if p.y_half > 0.0 {
+                let (lo, hi) = (p.y - p.y_half, p.y + p.y_half);
+                bars.push(PathElement::new([(p.x, lo), (p.x, hi)], color));
+                bars.push(PathElement::new([(p.x - x_cap, lo), (p.x + x_cap, lo)], color));
+                bars.push(PathElement::new([(p.x - x_cap, hi), (p.x + x_cap, hi)], color));
+            }
+            if p.x_half > 0.0 {
+                let (lo, hi) = (p.x - p.x_half, p.x + p.x_half);
+                bars.push(PathElement::new([(lo, p.y), (hi, p.y)], color));
+                bars.push(PathElement::new([(lo, p.y - y_cap), (lo, p.y + y_cap)], color));
+                bars.push(PathElement::new([(hi, p.y - y_cap), (hi, p.y + y_cap)], color));
+            }
+        }
+        chart.draw_series(bars).map_err(failed)?;
     }
     legend(&mut chart, SeriesLabelPosition::LowerRight)?;
     root.present().map_err(failed)

@@ -99,16 +99,30 @@ pub(super) struct Eds {
     bounded: bool,
     /// Planted (feature `planted`): first fit ignores `t_ls`.
     unbounded: bool,
+    /// Planted (feature `planted`): `shiftNode` tries the latest accepted first.
+    latest_first: bool,
 }
 
 impl Eds {
     pub(super) fn new(plan: bool, settings: &Settings) -> Self {
         let (windows, seed) = (settings.windows.unwrap_or_default(), settings.seed);
         #[cfg(feature = "planted")]
-        let unbounded = settings.planted == Some(super::Planted::PastLatestStart);
+        let (unbounded, latest_first) = (
+            settings.planted == Some(super::Planted::PastLatestStart),
+            settings.planted == Some(super::Planted::LatestFirst),
+        );
         #[cfg(not(feature = "planted"))]
-        let unbounded = false;
-        Self { plan, windows, seed, movable: BTreeSet::new(), checks: 0, bounded: false, unbounded }
+        let (unbounded, latest_first) = (false, false);
+        Self {
+            plan,
+            windows,
+            seed,
+            movable: BTreeSet::new(),
+            checks: 0,
+            bounded: false,
+            unbounded,
+            latest_first,
+        }
     }
 
     /// Request `i`'s window of starts (drawn anew: it depends on the seed and `i` alone).
@@ -144,13 +158,16 @@ impl Eds {
         moved: &mut Vec<(usize, Placement)>,
     ) -> Result<bool, ReplayError> {
         let now = sim.clock();
-        let candidates: Vec<usize> = self
+        let mut candidates: Vec<usize> = self
             .movable
             .iter()
             .copied()
             .filter(|&j| !moved.iter().any(|&(k, _)| k == j))
             .filter(|&j| sim.placement(j).is_some_and(|p| p.start > now && p.start < end && s < p.end))
             .collect();
+        if self.latest_first {
+            candidates.reverse();
+        }
         for j in candidates {
             let duration = sim.request(j).duration;
             let Some(old) = sim.unplace(j)? else { continue };

@@ -81,6 +81,9 @@ pub enum Planted {
     /// Flexible reservation (FCFS-EDS's baseline) accepts a request's earliest start even
     /// past its latest start `t_ls`.
     PastLatestStart,
+    /// FCFS-EDS's `shiftNode` tries the reservations it may move latest accepted first,
+    /// not in acceptance order (first come, first served).
+    LatestFirst,
 }
 
 /// A registered policy. Its name (`--policy`, run files) is the kebab-case of its variant;

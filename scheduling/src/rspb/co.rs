@@ -86,6 +86,11 @@ fn float_most(grid: &mut Grid, r: &Request, sub: &Sub) -> Result<Option<Placed>,
         }
     }
     // Lines 32-37.
+    #[cfg(feature = "planted")]
+    let sub = &match grid.planted {
+        Some(super::Planted::MinOnRoomy) => Sub { cpu_max: sub.cpu_min, ..*sub },
+        _ => *sub,
+    };
     Ok(match (hard, soft) {
         (Some((j, _)), _) => Some(Placed { machine: j, cpu: sub.cpu_max }),
         (None, Some((j, smallest))) => Some(Placed { machine: j, cpu: smallest }),
@@ -97,9 +102,14 @@ fn float_most(grid: &mut Grid, r: &Request, sub: &Sub) -> Result<Option<Placed>,
 /// have it (best fit decreasing, section 5.4).
 fn float_least(grid: &mut Grid, r: &Request, sub: &Sub) -> Result<Option<Placed>, ReplayError> {
     let mut best: Candidate = None;
+    #[cfg(feature = "planted")]
+    let last_of_ties = grid.planted == Some(super::Planted::LastOfTies);
+    #[cfg(not(feature = "planted"))]
+    let last_of_ties = false;
     for j in 0..grid.machines() {
         let smallest = grid.smallest(j, r)?;
-        if smallest >= sub.cpu_min && best.is_none_or(|(_, tightest)| smallest < tightest) {
+        let tighter = |tightest| smallest < tightest || last_of_ties && smallest == tightest;
+        if smallest >= sub.cpu_min && best.is_none_or(|(_, tightest)| tighter(tightest)) {
             best = Some((j, smallest));
         }
     }

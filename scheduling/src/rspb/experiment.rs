@@ -1,7 +1,8 @@
 //! The thesis's figures as sweeps (rspb-priorities-benefit-functions, sections 4.5 and
-//! 5.6): for each point, the workloads of several RNG seeds, every algorithm of the
-//! chapter on each (paired), and each measure's mean with a 95 % confidence interval.
-//! The thesis gives each sweep's range, not its steps; the steps are ours.
+//! 5.6), and a sensitivity sweep of ours: for each point, the workloads of several RNG
+//! seeds, every algorithm of the chapter on each (paired), and each measure's mean with a
+//! 95 % confidence interval. The thesis gives each sweep's range, not its steps; the
+//! steps are ours.
 
 use serde::{Deserialize, Serialize};
 use structures::{Kind, Time};
@@ -24,19 +25,21 @@ pub enum Measure {
     Benefit,
 }
 
-/// One of the thesis's figures.
+/// One of the thesis's figures, or a sensitivity sweep of ours drawn like one.
 #[derive(Debug, Clone)]
 pub struct Figure {
-    /// Its number, `4.3` to `5.13`.
+    /// Its number, `4.3` to `5.13`, or a name for a sweep of ours ([`FLOOR`]).
     pub id: &'static str,
-    /// The thesis's caption.
+    /// The thesis's caption, or one in its style for a sweep of ours (which a report
+    /// labels as ours).
     pub caption: &'static str,
     /// The x axis.
     pub x_label: &'static str,
     /// The y axis.
     pub measure: Measure,
-    /// The trends the thesis states about it, quoted.
-    pub trend: &'static str,
+    /// The trends the thesis states about it, quoted; `None` for a sweep of ours, of
+    /// which the thesis says nothing.
+    pub trend: Option<&'static str>,
     /// Whether x is the mean number of requests created (a sweep of simulation time).
     pub x_requests: bool,
     /// Each point's x value and parameters (x of a request-count sweep is the mean
@@ -46,7 +49,7 @@ pub struct Figure {
 
 /// The chapter a figure belongs to.
 impl Figure {
-    /// 4 or 5.
+    /// 4 or 5; the sweeps of ours run chapter 5's algorithms.
     pub fn chapter(&self) -> u8 {
         if self.id.starts_with('4') {
             4
@@ -62,7 +65,11 @@ fn durations(mean: Time) -> (Time, Time) {
     (20, (2 * mean).saturating_sub(20).max(20))
 }
 
-/// The ten figures, in the thesis's order.
+/// The id of the sensitivity sweep of the benefit floor: the share of `CPU_max` a soft
+/// sub-request's `CPU_min` is (the thesis's only number for it is 25 %, section 4.5).
+pub const FLOOR: &str = "floor";
+
+/// The ten figures, in the thesis's order, then the floor sweep of ours ([`FLOOR`]).
 pub fn figures() -> Vec<Figure> {
     let (c4, c5) = (Params::chapter4(), Params::chapter5());
     let sweep = |xs: Vec<u64>, f: &dyn Fn(u64) -> Params| xs.into_iter().map(|x| (x as f64, f(x))).collect();
@@ -72,7 +79,7 @@ pub fn figures() -> Vec<Figure> {
             caption: "Number of rejections versus number of requests",
             x_label: "requests created (simulation time 10,000 to 120,000)",
             measure: Measure::Rejected,
-            trend: "\"the number of rejections for RSPB is considerably lower than that for RB in all three cases\" (section 4.5, of Figs 4.3-4.5)",
+            trend: Some("\"the number of rejections for RSPB is considerably lower than that for RB in all three cases\" (section 4.5, of Figs 4.3-4.5)"),
             x_requests: true,
             points: sweep((1..=12).map(|k| k * 10_000).collect(), &|t| Params { count: Count::Within(t), ..c4.clone() }),
         },
@@ -81,7 +88,7 @@ pub fn figures() -> Vec<Figure> {
             caption: "Number of rejections versus number of machines",
             x_label: "machines",
             measure: Measure::Rejected,
-            trend: "\"the number of rejections for RSPB is considerably lower than that for RB in all three cases\" (section 4.5, of Figs 4.3-4.5)",
+            trend: Some("\"the number of rejections for RSPB is considerably lower than that for RB in all three cases\" (section 4.5, of Figs 4.3-4.5)"),
             x_requests: false,
             points: sweep((1..=10).map(|k| 2 * k).collect(), &|m| Params { machines: m as usize, ..c4.clone() }),
         },
@@ -90,7 +97,7 @@ pub fn figures() -> Vec<Figure> {
             caption: "Number of rejections versus request duration",
             x_label: "mean requested duration",
             measure: Measure::Rejected,
-            trend: "\"the number of rejections for RSPB is considerably lower than that for RB in all three cases\" (section 4.5, of Figs 4.3-4.5)",
+            trend: Some("\"the number of rejections for RSPB is considerably lower than that for RB in all three cases\" (section 4.5, of Figs 4.3-4.5)"),
             x_requests: false,
             points: sweep((0..=8).map(|k| 30 + 40 * k).collect(), &|mu| Params { duration: durations(mu), ..c4.clone() }),
         },
@@ -99,7 +106,7 @@ pub fn figures() -> Vec<Figure> {
             caption: "The average of reserved CPU versus the average of requested CPU",
             x_label: "mean requested CPU (%)",
             measure: Measure::ReservedCpu,
-            trend: "\"when the average of requested CPU is less than 25%, reserved CPU for all three curves are the same\"; above, \"RB and RSPB deviate from the ideal approach\"; \"The curve for RB is lowest before the average of requested CPU is less than 63%\", the difference growing up to 50 % and \"almost the zero after 63%\" (section 4.5)",
+            trend: Some("\"when the average of requested CPU is less than 25%, reserved CPU for all three curves are the same\"; above, \"RB and RSPB deviate from the ideal approach\"; \"The curve for RB is lowest before the average of requested CPU is less than 63%\", the difference growing up to 50 % and \"almost the zero after 63%\" (section 4.5)"),
             x_requests: false,
             points: sweep((0..=10).map(|k| 20 + 5 * k).collect(), &|mu| {
                 let mu = mu as u32;
@@ -111,7 +118,7 @@ pub fn figures() -> Vec<Figure> {
             caption: "Sum of rejected priorities versus number of rejections",
             x_label: "rejections (simulation time 10,000 to 100,000; starts 300 later)",
             measure: Measure::RejectedPriority,
-            trend: "\"the sum of rejected priorities of RSPB is less than that of RB. This is due to priority ordering in RSPB\" (section 4.5)",
+            trend: Some("\"the sum of rejected priorities of RSPB is less than that of RB. This is due to priority ordering in RSPB\" (section 4.5)"),
             x_requests: false,
             points: sweep((1..=10).map(|k| k * 10_000).collect(), &|t| Params { count: Count::Within(t), lead: 300, ..c4.clone() }),
         },
@@ -120,7 +127,7 @@ pub fn figures() -> Vec<Figure> {
             caption: "(a) System benefit and (b) number of rejections versus number of requests",
             x_label: "requests",
             measure: Measure::Benefit,
-            trend: CHAPTER_5_TREND,
+            trend: Some(CHAPTER_5_TREND),
             x_requests: false,
             points: sweep((0..10).map(|k| 100 + 200 * k).collect(), &|n| Params { count: Count::Exactly(n as usize), ..c5.clone() }),
         },
@@ -129,7 +136,7 @@ pub fn figures() -> Vec<Figure> {
             caption: "(a) System benefit and (b) number of rejections versus number of machines",
             x_label: "machines",
             measure: Measure::Benefit,
-            trend: CHAPTER_5_TREND,
+            trend: Some(CHAPTER_5_TREND),
             x_requests: false,
             points: sweep((1..=10).map(|k| 4 * k).collect(), &|m| Params { machines: m as usize, ..c5.clone() }),
         },
@@ -138,7 +145,7 @@ pub fn figures() -> Vec<Figure> {
             caption: "(a) System benefit and (b) number of rejections versus requested duration",
             x_label: "mean requested duration",
             measure: Measure::Benefit,
-            trend: CHAPTER_5_TREND,
+            trend: Some(CHAPTER_5_TREND),
             x_requests: false,
             points: sweep(vec![24, 40, 60, 80, 100, 120, 140, 159], &|mu| Params { duration: durations(mu), ..c5.clone() }),
         },
@@ -147,7 +154,7 @@ pub fn figures() -> Vec<Figure> {
             caption: "(a) System benefit and (b) number of rejections versus percentage of floating requests",
             x_label: "floating requests (%)",
             measure: Measure::Benefit,
-            trend: "\"when all requests ask for fixed machines, the number of rejections are highest, therefore the system benefit are lowest for all three algorithms. As the percentage of requests requiring floating machines increases, the number of rejections for all three algorithms decreases and the system benefit increases\" (section 5.6)",
+            trend: Some("\"when all requests ask for fixed machines, the number of rejections are highest, therefore the system benefit are lowest for all three algorithms. As the percentage of requests requiring floating machines increases, the number of rejections for all three algorithms decreases and the system benefit increases\" (section 5.6)"),
             x_requests: false,
             points: sweep((0..=10).map(|k| 10 * k).collect(), &|f| Params { fixed: 1.0 - f as f64 / 100.0, ..c5.clone() }),
         },
@@ -156,9 +163,25 @@ pub fn figures() -> Vec<Figure> {
             caption: "(a) System benefit and (b) number of rejections versus scope of priority",
             x_label: "highest priority",
             measure: Measure::Benefit,
-            trend: "\"the scope of priority does not affect the value of system benefit and the number of rejections\" (section 5.6)",
+            trend: Some("\"the scope of priority does not affect the value of system benefit and the number of rejections\" (section 5.6)"),
             x_requests: false,
             points: sweep((1..=10).map(|k| 10 * k).collect(), &|p| Params { priority_max: p as u32, ..c5.clone() }),
+        },
+        Figure {
+            id: FLOOR,
+            caption: "(a) System benefit and (b) number of rejections versus the CPU_min floor",
+            x_label: "CPU_min floor (% of the CPU asked for)",
+            measure: Measure::Benefit,
+            trend: None,
+            x_requests: false,
+            // From the thesis's 25 % up to 100 %, where every shape is a step: nothing
+            // degrades, and the algorithms differ only in their order.
+            points: (0..=6)
+                .map(|k| {
+                    let percent = 25.0 + 12.5 * f64::from(k);
+                    (percent, Params { soft_floor: percent / 100.0, ..c5.clone() })
+                })
+                .collect(),
         },
     ]
 }

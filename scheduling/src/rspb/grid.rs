@@ -36,6 +36,9 @@ pub(crate) type Candidate = Option<(usize, Cpu)>;
 /// Every machine's table.
 pub(crate) struct Grid {
     tables: Vec<CountTable>,
+    /// A deviation a test planted (feature `planted`).
+    #[cfg(feature = "planted")]
+    pub(crate) planted: Option<super::Planted>,
 }
 
 impl Grid {
@@ -50,7 +53,11 @@ impl Grid {
             .iter()
             .map(|&d| CountTable::new(kind, d, horizon, verify))
             .collect::<Result<_, _>>()?;
-        Ok(Self { tables })
+        Ok(Self {
+            tables,
+            #[cfg(feature = "planted")]
+            planted: None,
+        })
     }
 
     /// How many machines.

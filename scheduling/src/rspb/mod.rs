@@ -201,6 +201,26 @@ pub struct Run {
     pub ops: u64,
 }
 
+/// A deviation from the thesis planted on purpose, one per algorithm, to show that the
+/// comparison with `references::rspb` catches it (feature `planted`, for tests only).
+#[cfg(feature = "planted")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Planted {
+    /// RB: the first machine with all the request asks for, not the least loaded (Fig
+    /// 4.2 line 38 skipped).
+    FirstRoomy,
+    /// RSPB: a meta-request in arrival order, not by priority (Fig 4.2 line 12 skipped).
+    ArrivalOrder,
+    /// Co-RSPB: a floating sub-request given `CPU_min`, not `CPU_max`, on a machine that
+    /// has all it asks for (Fig 5.2 line 34).
+    MinOnRoomy,
+    /// Co-RSBF: best-fit ties go to the last machine scanned, not the first (Fig 5.5
+    /// line 12's `<` read `<=`).
+    LastOfTies,
+    /// Co-RSBFR: no second round of refinement (Fig 5.8 lines 34-44 skipped).
+    OneRound,
+}
+
 /// Runs `algorithm` over `workload` with every machine's table in a fresh `kind` (beside
 /// the oracle, each table's invariants checked after every event, when `verify`).
 ///
@@ -208,6 +228,32 @@ pub struct Run {
 /// A refused workload, a request outside the algorithm's model, or (a bug) a refused op,
 /// a divergence from the oracle or a broken invariant.
 pub fn run(algorithm: Algorithm, workload: &Workload, kind: Kind, verify: bool) -> Result<Run, RspbError> {
+    run_on(algorithm, workload, kind, verify, |_| {})
+}
+
+/// [`run`] with `planted` planted (feature `planted`, for tests only).
+///
+/// # Errors
+/// As [`run`].
+#[cfg(feature = "planted")]
+pub fn run_planted(
+    algorithm: Algorithm,
+    workload: &Workload,
+    kind: Kind,
+    verify: bool,
+    planted: Planted,
+) -> Result<Run, RspbError> {
+    run_on(algorithm, workload, kind, verify, |grid| grid.planted = Some(planted))
+}
+
+/// [`run`], `plant` given the grid first: it plants a test's deviation, or does nothing.
+fn run_on(
+    algorithm: Algorithm,
+    workload: &Workload,
+    kind: Kind,
+    verify: bool,
+    plant: impl FnOnce(&mut Grid),
+) -> Result<Run, RspbError> {
     workload.validate()?;
     let spec = algorithm.spec();
     if spec.chapter == 4 {
@@ -217,6 +263,7 @@ pub fn run(algorithm: Algorithm, workload: &Workload, kind: Kind, verify: bool) 
         }
     }
     let mut grid = Grid::new(kind, &workload.dedication, workload.horizon, verify)?;
+    plant(&mut grid);
     for h in &workload.held {
         grid.hold(h)?;
     }
@@ -226,6 +273,11 @@ pub fn run(algorithm: Algorithm, workload: &Workload, kind: Kind, verify: bool) 
         grid.advance(event.at)?;
         let mut order = event.requests.clone();
         let requests = &workload.requests;
+        #[cfg(feature = "planted")]
+        let spec = match grid.planted {
+            Some(Planted::ArrivalOrder) => Spec { order: Order::Arrival, ..spec },
+            _ => spec,
+        };
         match spec.order {
             Order::Arrival => {}
             Order::Priority => order.sort_by_key(|&k| std::cmp::Reverse(requests[k].priority)),

@@ -49,6 +49,10 @@ pub(super) fn refine(grid: &mut Grid, r: &Request, placed: &mut [Placed]) -> Res
             placed[i] = chosen;
         }
     }
+    #[cfg(feature = "planted")]
+    if grid.planted == Some(super::Planted::OneRound) {
+        return Ok(());
+    }
     // Round 2, lines 34-44: a reservation on a machine another sub-request left may grow.
     for (i, sub) in r.subs.iter().enumerate() {
         let own = placed[i];

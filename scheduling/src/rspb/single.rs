@@ -39,6 +39,8 @@ pub(super) fn schedule(grid: &mut Grid, r: &Request, graceful: bool) -> Result<D
             }
         }
         let (_, j) = best.unwrap_or((0, hard[0]));
+        #[cfg(feature = "planted")]
+        let j = if grid.planted == Some(super::Planted::FirstRoomy) { hard[0] } else { j };
         Placed { machine: j, cpu: sub.cpu_max }
     } else if let Some((j, smallest)) = soft {
         // Line 40: all the machine can give over the window.

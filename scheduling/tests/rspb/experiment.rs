@@ -1,8 +1,9 @@
-//! `src/rspb/experiment.rs`: the thesis's ten figures as sweeps (each point changing only
-//! what its x says), and a figure's run: every algorithm of its chapter on the same
-//! workloads, each measure's mean and 95 % interval over the seeds.
+//! `src/rspb/experiment.rs`: the thesis's ten figures and the floor sweep of ours as
+//! sweeps (each point changing only what its x says), and a figure's run: every
+//! algorithm of its chapter on the same workloads, each measure's mean and 95 % interval
+//! over the seeds.
 
-use scheduling::rspb::experiment::{figures, run_figure, Estimate, Figure, Measure, Point};
+use scheduling::rspb::experiment::{figures, run_figure, Estimate, Figure, Measure, Point, FLOOR};
 use scheduling::rspb::generate::{Count, Params};
 use scheduling::rspb::metrics::{interval95, Metrics};
 use scheduling::rspb::{run, Algorithm};
@@ -13,12 +14,12 @@ fn figure(id: &str) -> Figure {
 }
 
 #[test]
-fn the_ten_figures_come_in_the_thesis_s_order_with_their_measures() {
+fn the_ten_figures_come_in_the_thesis_s_order_with_their_measures_then_ours() {
     let all = figures();
     let ids: Vec<&str> = all.iter().map(|f| f.id).collect();
-    assert_eq!(ids, ["4.3", "4.4", "4.5", "4.6", "4.7", "5.9", "5.10", "5.11", "5.12", "5.13"]);
+    assert_eq!(ids, ["4.3", "4.4", "4.5", "4.6", "4.7", "5.9", "5.10", "5.11", "5.12", "5.13", FLOOR]);
     let chapters: Vec<u8> = all.iter().map(Figure::chapter).collect();
-    assert_eq!(chapters, [4, 4, 4, 4, 4, 5, 5, 5, 5, 5]);
+    assert_eq!(chapters, [4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5]);
     use Measure::*;
     let measures: Vec<Measure> = all.iter().map(|f| f.measure).collect();
     assert_eq!(
@@ -33,15 +34,19 @@ fn the_ten_figures_come_in_the_thesis_s_order_with_their_measures() {
             Benefit,
             Benefit,
             Benefit,
+            Benefit,
             Benefit
         ]
     );
     let points: Vec<usize> = all.iter().map(|f| f.points.len()).collect();
-    assert_eq!(points, [12, 10, 9, 11, 10, 10, 10, 8, 11, 10]);
+    assert_eq!(points, [12, 10, 9, 11, 10, 10, 10, 8, 11, 10, 7]);
     // Only Fig 4.3 is plotted against the requests created.
     assert_eq!(all.iter().filter(|f| f.x_requests).map(|f| f.id).collect::<Vec<_>>(), ["4.3"]);
+    // The thesis's figures quote its trends; the sweep of ours has none to quote.
     for f in &all {
-        assert!(!f.caption.is_empty() && f.trend.contains("section"), "{}", f.id);
+        let thesis = f.id != FLOOR;
+        assert!(!f.caption.is_empty(), "{}", f.id);
+        assert_eq!(f.trend.is_some_and(|t| t.contains("section")), thesis, "{}", f.id);
         for (x, params) in &f.points {
             params.validate().unwrap_or_else(|e| panic!("Fig {} at {x}: {e}", f.id));
         }
@@ -55,7 +60,7 @@ type Reset<'a> = dyn Fn(f64, &Params) -> Params + 'a;
 fn each_point_changes_only_what_its_x_says() {
     let (c4, c5) = (Params::chapter4(), Params::chapter5());
     // Each point with the swept parameters put back must be the chapter's own.
-    let sweeps: [(&str, &Params, &Reset); 10] = [
+    let sweeps: [(&str, &Params, &Reset); 11] = [
         ("4.3", &c4, &|x, p| {
             assert_eq!(p.count, Count::Within(x as u64));
             Params { count: c4.count, ..p.clone() }
@@ -97,6 +102,10 @@ fn each_point_changes_only_what_its_x_says() {
         ("5.13", &c5, &|x, p| {
             assert_eq!(f64::from(p.priority_max), x);
             Params { priority_max: c5.priority_max, ..p.clone() }
+        }),
+        (FLOOR, &c5, &|x, p| {
+            assert_eq!(p.soft_floor, x / 100.0);
+            Params { soft_floor: c5.soft_floor, ..p.clone() }
         }),
     ];
     for (id, base, reset) in sweeps {
@@ -195,4 +204,24 @@ fn a_point_is_each_measure_s_mean_and_student_s_half_interval() {
     );
     // One seed: no interval, a half-width of 0.
     assert_eq!(Point::of(1.0, &[(metrics(3, 0.25), 2.0)]).rejected, Estimate { mean: 3.0, half: 0.0 });
+}
+
+/// The report says so of the floor sweep: its workloads differ only in `CPU_min`, and at
+/// 100 % every sub-request is hard.
+#[test]
+fn the_floor_sweep_changes_only_cpu_min_and_ends_with_every_sub_request_hard() {
+    let f = figure(FLOOR);
+    assert_eq!(f.chapter(), 5);
+    let workloads: Vec<_> = f.points.iter().map(|(_, p)| p.workload(3).unwrap()).collect();
+    let (first, last) = (&workloads[0], &workloads[workloads.len() - 1]);
+    let without_min = |w: &scheduling::rspb::model::Workload| {
+        let mut w = w.clone();
+        w.requests.iter_mut().flat_map(|r| &mut r.subs).for_each(|s| s.cpu_min = 0);
+        w
+    };
+    for w in &workloads {
+        assert_eq!(without_min(w), without_min(first));
+    }
+    assert!(last.requests.iter().flat_map(|r| &r.subs).all(|s| s.hard()));
+    assert!(first.requests.iter().flat_map(|r| &r.subs).any(|s| !s.hard()));
 }
