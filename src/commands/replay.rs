@@ -66,10 +66,11 @@ pub struct Args {
     /// reservation; `plan-only`: nothing completes early (the first replay's behaviour).
     #[arg(long, default_value_t = Mode::Simulate, value_parser = PossibleValuesParser::new(Mode::VARIANTS).try_map(|s| s.parse::<Mode>()))]
     mode: Mode,
-    /// Conservative backfilling: after every early end, re-plan the waiting jobs in queue
-    /// order.
+    /// Conservative backfilling: keep each waiting job's planned start when earlier jobs
+    /// end early, instead of re-planning the waiting jobs in queue order after every early
+    /// end (simulate mode; rbtree-availability-profile's Algorithm 2 as written).
     #[arg(long)]
-    compress: bool,
+    no_compress: bool,
     /// FCFS-EDS and flexible: the longest lead of a request's earliest start over its
     /// arrival, in slots [default: 48].
     #[arg(long)]
@@ -157,7 +158,7 @@ fn policy_values() -> PossibleValuesParser {
 /// Checks that every policy parameter given belongs to `policy`, and gathers them.
 fn policy_parameters(args: &Args, policy: PolicyKind) -> Result<Option<Windows>> {
     let given = [
-        (Parameter::Compress, args.compress),
+        (Parameter::NoCompress, args.no_compress),
         (Parameter::Lead, args.lead.is_some()),
         (Parameter::FlexibleShare, args.flexible_share.is_some()),
         (Parameter::RelaxMin, args.relax_min.is_some()),
@@ -213,7 +214,7 @@ pub fn run(args: &Args) -> Result<()> {
     let options = Options {
         policy,
         mode: args.mode,
-        compress: args.compress,
+        compress: !args.no_compress,
         ar_fraction: args.ar_fraction,
         seed: args.seed,
         windows,
@@ -281,7 +282,7 @@ fn print_setup(args: &Args, info: &TraceInfo, load: &Workload, options: &Options
         options.policy,
         options.policy.spec().source,
         options.mode,
-        if options.compress { " with compression" } else { "" },
+        options.compression(),
         100.0 * options.ar_fraction,
         options.seed,
         args.trim

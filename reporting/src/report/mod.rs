@@ -179,7 +179,7 @@ fn setup(first: &RunFile, blocks: &mut Vec<Block>) {
         first.options.policy,
         first.options.policy.spec().source,
         serde_json::to_value(first.options.mode).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
-        if first.options.compress { " with compression" } else { "" },
+        first.options.compression(),
         100.0 * first.options.ar_fraction,
         first.options.seed,
         first.trim,

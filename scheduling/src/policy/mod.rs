@@ -110,8 +110,8 @@ pub enum PolicyKind {
 #[derive(strum::IntoStaticStr, strum::VariantArray)]
 #[strum(serialize_all = "kebab-case")]
 pub enum Parameter {
-    /// Conservative backfilling's compression.
-    Compress,
+    /// Conservative backfilling without compression.
+    NoCompress,
     /// FCFS-EDS's longest lead.
     Lead,
     /// FCFS-EDS's share of flexible requests.
@@ -137,8 +137,8 @@ impl Parameter {
     /// What it means, as `--help` and the reports describe it.
     pub fn meaning(self) -> &'static str {
         match self {
-            Parameter::Compress => {
-                "after every early end, re-plan the waiting jobs in queue order, each no later than before"
+            Parameter::NoCompress => {
+                "keep each waiting job's planned start when earlier jobs end early, instead of re-planning the waiting jobs in queue order after every early end (rbtree-availability-profile's Algorithm 2 as written)"
             }
             Parameter::Lead => "the longest lead of a request's earliest start over its arrival, in slots",
             Parameter::FlexibleShare => "the share of requests with a window of starts; the others are rigid",
@@ -203,7 +203,7 @@ impl PolicyKind {
             PolicyKind::Conservative => Spec {
                 description: "conservative backfilling: every job is given the earliest reservation that delays no earlier one, at arrival",
                 source: Source { paper: "rbtree-availability-profile", section: Some("IV, Algorithm 2") },
-                parameters: &[Parameter::Compress],
+                parameters: &[Parameter::NoCompress],
                 build: |options| Box::new(conservative::Conservative::new(options)),
             },
             PolicyKind::Easy => Spec {

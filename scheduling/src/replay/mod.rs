@@ -51,7 +51,8 @@ pub struct Options {
     pub policy: PolicyKind,
     /// How jobs end.
     pub mode: Mode,
-    /// Conservative backfilling: re-plan the waiting jobs after every early end.
+    /// Conservative backfilling: re-plan the waiting jobs after every early end (the
+    /// default; `false` keeps rbtree-availability-profile's Algorithm 2 as written).
     pub compress: bool,
     /// The fraction of jobs that are advance reservations.
     pub ar_fraction: f64,
@@ -66,6 +67,16 @@ pub struct Options {
 }
 
 impl Options {
+    /// `" with compression"` or `" without compression"` where compression matters
+    /// (conservative backfilling, simulated), else nothing: how a replay's header says it.
+    pub fn compression(&self) -> &'static str {
+        match (self.mode, self.policy.takes(crate::policy::Parameter::NoCompress), self.compress) {
+            (Mode::Simulate, true, true) => " with compression",
+            (Mode::Simulate, true, false) => " without compression",
+            _ => "",
+        }
+    }
+
     /// What the policy's parameters are set to.
     pub fn settings(&self) -> Settings {
         Settings {
@@ -84,7 +95,7 @@ impl Default for Options {
         Self {
             policy: PolicyKind::default(),
             mode: Mode::Simulate,
-            compress: false,
+            compress: true,
             ar_fraction: 0.0,
             seed: 1,
             windows: None,
