@@ -19,7 +19,7 @@ use structures::registry::Source;
 use structures::UnknownName;
 
 pub use coalloc::{Attempts, Length};
-pub use eds::{Windows, MAX_CHECKS};
+pub use eds::{Model, Windows, MAX_CHECKS};
 
 use crate::runner::{EventLoop, ReplayError};
 
@@ -126,6 +126,8 @@ pub enum Parameter {
     Rmax,
     /// Co-allocation's reservation length.
     Length,
+    /// FCFS-EDS's model.
+    Model,
 }
 
 impl Parameter {
@@ -149,6 +151,9 @@ impl Parameter {
             Parameter::DeltaT => "Δt, the step between attempts, seconds (the paper: 900)",
             Parameter::Rmax => {
                 "R_max, the most attempts after a request's first (the paper: Q/2, half the slots of the horizon, here in slots of Δt)"
+            }
+            Parameter::Model => {
+                "what a reservation holds: counted, a count of nodes in each slot of its run, planned only, as fcfs-eds-slotted-array counts them (the paper's model), or ids, the same ids for its whole run (ours)"
             }
             Parameter::Length => {
                 "what a request reserves: run-time, the job's run time held exactly (the paper's l_r), or requested, the requested time with its unused tail freed at the end (ours)"
@@ -181,7 +186,7 @@ pub enum ParameterError {
 
 /// The windows of starts FCFS-EDS and its baseline draw (see [`Windows`]).
 const WINDOW_PARAMETERS: &[Parameter] =
-    &[Parameter::Lead, Parameter::FlexibleShare, Parameter::RelaxMin, Parameter::RelaxMax];
+    &[Parameter::Lead, Parameter::FlexibleShare, Parameter::RelaxMin, Parameter::RelaxMax, Parameter::Model];
 
 /// What the registry knows of a policy.
 #[derive(Debug, Clone, Copy)]
