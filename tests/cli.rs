@@ -43,9 +43,9 @@ fn help_lists_every_policy_and_a_policy_parameter_is_refused_elsewhere() {
         let listed = out.lines().any(|l| l.trim_start().starts_with(&name) && l.ends_with(description));
         assert!(listed, "`resbench replay --help` does not list {name} {description:?}:\n{out}");
     }
-    let (ok, _, err) = resbench(&["replay", "--policy", "easy", "--compress", "--limit", "10"]);
+    let (ok, _, err) = resbench(&["replay", "--policy", "easy", "--no-compress", "--limit", "10"]);
     assert!(
-        !ok && err.contains("--compress is a parameter of --policy conservative, not of --policy easy"),
+        !ok && err.contains("--no-compress is a parameter of --policy conservative, not of --policy easy"),
         "{err}"
     );
     let refusals: [(&[&str], &str); 4] = [
@@ -148,11 +148,7 @@ fn a_synthetic_workload_with_reservations_writes_one_run_file_per_structure() {
     let args =
         ["replay", "--synthetic", "300", "--capacity", "32", "--max-time", "3600", "--ar-fraction", "0.3"];
     let (ok, out, err) = resbench(
-        &[
-            &args[..],
-            &["--slot", "60", "--compress", "--verify", "--trim", "10", "--out", dir.to_str().unwrap()],
-        ]
-        .concat(),
+        &[&args[..], &["--slot", "60", "--verify", "--trim", "10", "--out", dir.to_str().unwrap()]].concat(),
     );
     assert!(ok, "{err}");
     assert!(out.contains("advance reservations: "), "{out}");

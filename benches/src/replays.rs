@@ -123,7 +123,8 @@ impl ReplayInput {
 
 fn input(trace: &swf::Trace, capacity: u32, name: &str) -> Result<ReplayInput, InputError> {
     let load = workload(trace, capacity, Some(JOBS));
-    let options = Options::default();
+    // Without compression, as the recorded baselines were measured.
+    let options = Options { compress: false, ..Options::default() };
     let horizon = horizon_for(&load, SLOT, &options).map_err(InputError::Horizon)?;
     let config = Config { slot: SLOT, horizon: Some(horizon) };
     // The oracle's driver compares costs, so the `uncounted` build, which keeps none,

@@ -51,12 +51,24 @@ pub enum Answer {
 pub struct Tslot {
     slots: Vec<Slot>,
     now: u64,
+    /// Section 4's baseline, flexible advance reservation without advance planning:
+    /// lines 10-25 alone.
+    first_fit_only: bool,
 }
 
 impl Tslot {
     /// `slots` slots of `max_cn` free nodes each.
     pub fn new(max_cn: u32, slots: usize) -> Self {
-        Tslot { slots: vec![Slot { free: i64::from(max_cn), list: Vec::new() }; slots], now: 0 }
+        Tslot {
+            slots: vec![Slot { free: i64::from(max_cn), list: Vec::new() }; slots],
+            now: 0,
+            first_fit_only: false,
+        }
+    }
+
+    /// The same array for section 4's baseline: first fit alone, no shift.
+    pub fn baseline(max_cn: u32, slots: usize) -> Self {
+        Tslot { first_fit_only: true, ..Self::new(max_cn, slots) }
     }
 
     /// Reservations starting before `now` have started and stay where they are.
@@ -173,6 +185,9 @@ impl Tslot {
         }
         if succeed {
             return Answer::Accepted { start, shifts: Vec::new() };
+        }
+        if self.first_fit_only {
+            return Answer::Rejected;
         }
         // Lines 28-45.
         let mut shifts = Vec::new();

@@ -13,13 +13,13 @@ use proptest::prop_assert_eq;
 use proptest::test_runner::TestCaseError;
 use references::flexible::plan;
 use replayed::{ending_early, jobs, replayed};
-use scheduling::policy::{Planted, PolicyKind, Windows};
+use scheduling::policy::{Model, Planted, PolicyKind, Windows};
 use scheduling::replay::{horizon_for, Mode, Options, ReplayConfig};
 use structures::{Config, Kind};
 use support::agrees_and_catches;
 use traces::workload::Workload;
 
-const WINDOWS: Windows = Windows { lead: 8, flexible: 0.5, relax: (1, 6) };
+const WINDOWS: Windows = Windows { lead: 8, flexible: 0.5, relax: (1, 6), model: Model::Ids };
 
 /// Replays `load` on `kind` (with `planted`, if any) and compares every request with the
 /// reference; returns how many were accepted after their `t_es` and how many rejected.

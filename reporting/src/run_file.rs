@@ -327,7 +327,9 @@ impl RunFile {
         // Likewise a share of advance reservations, so that a sweep over ρ shares one too.
         let rho =
             Some(self.options.ar_fraction).filter(|&r| r > 0.0).map_or(String::new(), |r| format!(".ar{r}"));
-        let path = dir.join(format!("{}{policy}{rho}.{}.json", self.trace.stem(), self.structure));
+        // And the paper's counted model, beside our id-bound one.
+        let model = if self.options.counted() { ".counted" } else { "" };
+        let path = dir.join(format!("{}{policy}{model}{rho}.{}.json", self.trace.stem(), self.structure));
         // Compact: run files of whole traces are committed as published data.
         let json = serde_json::to_string(self).map_err(|cause| Error::Encode { what: "the run", cause })?;
         match fs::write(&path, json + "\n") {

@@ -14,7 +14,9 @@
 //! a cancelled reservation could leave the free ids staggered, and `check` would answer
 //! less than the count.
 
-use oracle::{Op, Outcome, Scenario};
+use std::collections::BTreeMap;
+
+use oracle::{Op, OpKind, Outcome, Scenario};
 use structures::{Config, Invalid, Kind, RangeSet, Time};
 use thiserror::Error;
 
@@ -28,6 +30,8 @@ pub struct CountTable {
     capacity: u32,
     /// Ops applied, for the report's work per request.
     pub ops: u64,
+    /// The same, by kind.
+    pub by_kind: BTreeMap<OpKind, u64>,
 }
 
 /// A stretch `[start, end)` of constant reserved count.
@@ -50,11 +54,12 @@ impl CountTable {
     pub fn new(kind: Kind, capacity: u32, horizon: Time, verify: bool) -> Result<Self, ReplayError> {
         let config = Config { slot: 1, horizon: Some(horizon) };
         let runner = Runner::build(kind, Scenario { capacity, config }, verify)?;
-        Ok(Self { runner, capacity, ops: 0 })
+        Ok(Self { runner, capacity, ops: 0, by_kind: BTreeMap::new() })
     }
 
     fn step(&mut self, request: u64, op: Op) -> Result<Outcome, ReplayError> {
         self.ops += 1;
+        *self.by_kind.entry(op.kind()).or_insert(0) += 1;
         self.runner.step(i64::try_from(request).unwrap_or(i64::MAX), op)
     }
 
@@ -156,9 +161,9 @@ impl CountTable {
     pub fn validate(&mut self, start: Time, end: Time) -> Result<(), BrokenInvariant> {
         self.runner.index().validate().map_err(BrokenInvariant::Structure)?;
         // The check's own query is not the algorithm's work.
-        let ops = self.ops;
+        let (ops, by_kind) = (self.ops, self.by_kind.clone());
         let stretches = self.stretches(0, start, end).map_err(BrokenInvariant::Stretches);
-        self.ops = ops;
+        (self.ops, self.by_kind) = (ops, by_kind);
         for s in stretches? {
             let free = self.runner.index().check(s.start, s.end, 1).map_err(BrokenInvariant::Check)?;
             let expected = (s.load < self.capacity).then(|| RangeSet::from_range(s.load, self.capacity));

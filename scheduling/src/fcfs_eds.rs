@@ -125,6 +125,9 @@ pub enum Planted {
     /// A reservation moves only to a start that clears the request's whole window, not
     /// just the blocking slot (the rule of the id-bound policy before this module).
     ClearsWholeWindow,
+    /// First fit (the baseline's whole search) starts a slot after `t_es` when the
+    /// window allows.
+    FirstFitSkipsTes,
 }
 
 /// An accepted reservation.
@@ -143,6 +146,8 @@ pub struct Planner {
     placed: BTreeMap<(u32, u32), Placed>,
     /// `(start, userId, jobId)`: each slot's list, in Algorithm 2's order.
     by_start: BTreeSet<(Time, u32, u32)>,
+    /// Plan ahead (Algorithm 1), or first fit alone (the baseline of section 4).
+    plan: bool,
     #[cfg(feature = "planted")]
     planted: Option<Planted>,
 }
@@ -165,9 +170,16 @@ impl Planner {
             now: 0,
             placed: BTreeMap::new(),
             by_start: BTreeSet::new(),
+            plan: true,
             #[cfg(feature = "planted")]
             planted: None,
         })
+    }
+
+    /// The same plan for the paper's baseline (section 4, flexible advance reservation
+    /// without advance planning): first fit alone, never moving an accepted reservation.
+    pub fn baseline(self) -> Self {
+        Self { plan: false, ..self }
     }
 
     /// Plants `deviation` for every later request.
@@ -195,6 +207,11 @@ impl Planner {
         self.table.ops
     }
 
+    /// The same, by kind.
+    pub fn ops_by_kind(&self) -> &BTreeMap<oracle::OpKind, u64> {
+        &self.table.by_kind
+    }
+
     /// Where each reservation starts now, by `(userId, jobId)`.
     pub fn starts(&self) -> BTreeMap<(u32, u32), Time> {
         self.placed.iter().map(|(&k, p)| (k, p.start)).collect()
@@ -211,6 +228,10 @@ impl Planner {
         let key = u64::from(r.user) << 32 | u64::from(r.job);
         // Lines 16-25: first fit, jumping past the slot that blocks.
         let mut start = r.tes;
+        #[cfg(feature = "planted")]
+        if self.planted == Some(Planted::FirstFitSkipsTes) && r.tls > r.tes {
+            start += 1;
+        }
         while start <= r.tls {
             let (min, t) = self.least_free(key, start, start + r.te)?;
             if min >= r.n {
@@ -218,6 +239,9 @@ impl Planner {
                 return Ok(Decision::Accepted { start, shifted: Vec::new() });
             }
             start = t + 1;
+        }
+        if !self.plan {
+            return Ok(Decision::Rejected);
         }
         // Lines 28-45: the same walk, shifting what starts at the blocking slot.
         let mut moved = Vec::new();
@@ -312,7 +336,7 @@ impl Planner {
         #[cfg(feature = "planted")]
         let (from, until) = match self.planted {
             Some(Planted::ClearsWholeWindow) => window,
-            None => (from, until),
+            Some(Planted::FirstFitSkipsTes) | None => (from, until),
         };
         #[cfg(not(feature = "planted"))]
         let _ = window;

@@ -104,6 +104,9 @@ pub enum ReplayError {
     /// An op the scheduler built was refused (a bug in the scheduler or the trace).
     #[error("{0}")]
     Refused(Box<Refusal>),
+    /// Options the chosen model cannot run, or a workload it cannot hold, saying why.
+    #[error("{0}")]
+    Model(String),
 }
 
 /// An op a replay's scheduler built that its structure refused: boxed in

@@ -53,7 +53,7 @@ fn the_oracle_beside_a_structure_changes_nothing_a_replay_counts() {
     // Three jobs on two ids, one ending early, so every kind of op is made.
     let load = load(2, vec![job(1, 0, 2, 10, 4), job(2, 1, 1, 5, 5), job(3, 2, 2, 3, 3)]);
     for mode in [Mode::Simulate, Mode::PlanOnly] {
-        let options = Options { mode, compress: true, ..Options::default() };
+        let options = Options { mode, ..Options::default() };
         let config = Config { slot: 1, horizon: Some(horizon_for(&load, 1, &options).unwrap()) };
         for &kind in Kind::ALL {
             let with =

@@ -9,7 +9,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use indicatif::{ProgressBar, ProgressStyle};
 use reporting::report;
 use reporting::run_file::{trace_info, RunFile, ScheduleMetrics, Setup, TraceInfo};
-use scheduling::policy::{Attempts, Length, Parameter, PolicyKind, Windows};
+use scheduling::policy::{Attempts, Length, Model, Parameter, PolicyKind, Windows};
 use scheduling::replay::{horizon_for, replay, table, Mode, Observer, Options, ReplayConfig, Run};
 use strum::VariantNames;
 use traces::synthetic::Synthetic;
@@ -63,13 +63,15 @@ pub struct Args {
     #[arg(long)]
     horizon: Option<u64>,
     /// `simulate`: jobs complete at start plus run time and release the rest of their
-    /// reservation; `plan-only`: nothing completes early (the first replay's behaviour).
-    #[arg(long, default_value_t = Mode::Simulate, value_parser = PossibleValuesParser::new(Mode::VARIANTS).try_map(|s| s.parse::<Mode>()))]
-    mode: Mode,
-    /// Conservative backfilling: after every early end, re-plan the waiting jobs in queue
-    /// order.
+    /// reservation; `plan-only`: nothing completes early (the first replay's behaviour)
+    /// [default: simulate; plan-only under --model counted, which only plans].
+    #[arg(long, value_parser = PossibleValuesParser::new(Mode::VARIANTS).try_map(|s| s.parse::<Mode>()))]
+    mode: Option<Mode>,
+    /// Conservative backfilling: keep each waiting job's planned start when earlier jobs
+    /// end early, instead of re-planning the waiting jobs in queue order after every early
+    /// end (simulate mode; rbtree-availability-profile's Algorithm 2 as written).
     #[arg(long)]
-    compress: bool,
+    no_compress: bool,
     /// FCFS-EDS and flexible: the longest lead of a request's earliest start over its
     /// arrival, in slots [default: 48].
     #[arg(long)]
@@ -83,6 +85,11 @@ pub struct Args {
     /// FCFS-EDS and flexible: the longest relax time, in slots [default: 24].
     #[arg(long)]
     relax_max: Option<u64>,
+    /// FCFS-EDS and flexible: what a reservation holds: counted, a count of nodes in each
+    /// slot of its run, as fcfs-eds-slotted-array counts them (the paper's model, planned
+    /// only), or ids, the same ids for its whole run (ours) [default: counted].
+    #[arg(long, value_parser = PossibleValuesParser::new(Model::VARIANTS).try_map(|s| s.parse::<Model>()))]
+    model: Option<Model>,
     /// coalloc: Δt, the step between a request's attempts, seconds [default: 900].
     #[arg(long)]
     delta_t: Option<u64>,
@@ -157,7 +164,7 @@ fn policy_values() -> PossibleValuesParser {
 /// Checks that every policy parameter given belongs to `policy`, and gathers them.
 fn policy_parameters(args: &Args, policy: PolicyKind) -> Result<Option<Windows>> {
     let given = [
-        (Parameter::Compress, args.compress),
+        (Parameter::NoCompress, args.no_compress),
         (Parameter::Lead, args.lead.is_some()),
         (Parameter::FlexibleShare, args.flexible_share.is_some()),
         (Parameter::RelaxMin, args.relax_min.is_some()),
@@ -165,6 +172,7 @@ fn policy_parameters(args: &Args, policy: PolicyKind) -> Result<Option<Windows>>
         (Parameter::DeltaT, args.delta_t.is_some()),
         (Parameter::Rmax, args.rmax.is_some()),
         (Parameter::Length, args.length.is_some()),
+        (Parameter::Model, args.model.is_some()),
     ];
     if let Some(&(parameter, _)) = given.iter().find(|&&(parameter, set)| set && !policy.takes(parameter)) {
         let owners: Vec<&str> =
@@ -186,6 +194,7 @@ fn policy_parameters(args: &Args, policy: PolicyKind) -> Result<Option<Windows>>
         lead: args.lead.unwrap_or(d.lead),
         flexible: args.flexible_share.unwrap_or(d.flexible),
         relax: (args.relax_min.unwrap_or(d.relax.0), args.relax_max.unwrap_or(d.relax.1)),
+        model: args.model.unwrap_or(Model::Counted),
     };
     windows.validate().map_err(anyhow::Error::msg)?;
     Ok(Some(windows))
@@ -212,8 +221,11 @@ pub fn run(args: &Args) -> Result<()> {
     config.validate(load.capacity).map_err(|e| anyhow::anyhow!("--slot/--horizon: {e}"))?;
     let options = Options {
         policy,
-        mode: args.mode,
-        compress: args.compress,
+        mode: args.mode.unwrap_or(match windows {
+            Some(w) if w.model == Model::Counted => Mode::PlanOnly,
+            _ => Mode::Simulate,
+        }),
+        compress: !args.no_compress,
         ar_fraction: args.ar_fraction,
         seed: args.seed,
         windows,
@@ -278,10 +290,10 @@ fn print_setup(args: &Args, info: &TraceInfo, load: &Workload, options: &Options
     )?;
     outln!(
         "scheduler: {} ({}), {:?}{}, advance reservations {:.0} %, seed {}, {} calls trimmed at each end",
-        options.policy,
+        options.label(),
         options.policy.spec().source,
         options.mode,
-        if options.compress { " with compression" } else { "" },
+        options.compression(),
         100.0 * options.ar_fraction,
         options.seed,
         args.trim

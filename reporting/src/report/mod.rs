@@ -57,9 +57,9 @@ fn groups(runs: &[RunFile]) -> Vec<Group<'_>> {
             None => {
                 let selection = run.trace.selection.as_ref().map_or(String::new(), |s| format!(", {s}"));
                 // The default policy goes unnamed in headings, as before there was a choice.
-                let policy = Some(run.options.policy)
-                    .filter(|&p| p != PolicyKind::default())
-                    .map_or(String::new(), |p| format!(", policy {p}"));
+                let policy = Some(run.options)
+                    .filter(|o| o.policy != PolicyKind::default())
+                    .map_or(String::new(), |o| format!(", policy {}", o.label()));
                 let label = format!("{}{selection}{policy}", run.trace.stem());
                 groups.push(Group { label, runs: vec![run] });
             }
@@ -176,15 +176,18 @@ fn setup(first: &RunFile, blocks: &mut Vec<Block>) {
         first.capacity,
         first.config.slot,
         first.config.horizon.map_or("none".to_owned(), |h| format!("{h} s")),
-        first.options.policy,
+        first.options.label(),
         first.options.policy.spec().source,
         serde_json::to_value(first.options.mode).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
-        if first.options.compress { " with compression" } else { "" },
+        first.options.compression(),
         100.0 * first.options.ar_fraction,
         first.options.seed,
         first.trim,
         first.git_revision,
     )));
+    if first.options.counted() {
+        blocks.push(Block::Para("In the paper's counted model the plan reads each structure's free frames (`free_frames`) and marks counts on it (`allocate`, `release`); it calls neither `check` nor `earliest`, so the table below has no calls to show, and the work per request is in the comparison of policies.".into()));
+    }
     if first.trace.renumbered > 0 {
         blocks.push(Block::Para(format!(
             "Warning: {} jobs were given new job numbers because theirs repeated an earlier job's (`--renumber`).",

@@ -44,11 +44,38 @@ pub struct Windows {
     /// The shortest and longest relax time `t_r` of a flexible request, in slots (the
     /// paper: 1 and 24).
     pub relax: (u64, u64),
+    /// The model the policies run in (absent in run files written before there was a
+    /// choice, which were all [`Model::Ids`]).
+    #[serde(default, skip_serializing_if = "Model::is_ids")]
+    pub model: Model,
 }
 
 impl Default for Windows {
     fn default() -> Self {
-        Self { lead: 48, flexible: 0.5, relax: (1, 24) }
+        Self { lead: 48, flexible: 0.5, relax: (1, 24), model: Model::Ids }
+    }
+}
+
+/// What a reservation holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(strum::Display, strum::EnumString, strum::VariantNames)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum Model {
+    /// A count of nodes in each slot of its run, whichever they are: the paper's model
+    /// (section 3, the `tslot` array), planned by [`crate::fcfs_eds::Planner`]. Nothing
+    /// ends early in it.
+    Counted,
+    /// The same ids for its whole run, as every other replay places jobs: ours, and what
+    /// run files written before there was a choice did.
+    #[default]
+    Ids,
+}
+
+impl Model {
+    /// Whether this is [`Model::Ids`].
+    pub fn is_ids(&self) -> bool {
+        *self == Model::Ids
     }
 }
 

@@ -19,7 +19,7 @@ use structures::registry::Source;
 use structures::UnknownName;
 
 pub use coalloc::{Attempts, Length};
-pub use eds::{Windows, MAX_CHECKS};
+pub use eds::{Model, Windows, MAX_CHECKS};
 
 use crate::runner::{EventLoop, ReplayError};
 
@@ -113,8 +113,8 @@ pub enum PolicyKind {
 #[derive(strum::IntoStaticStr, strum::VariantArray)]
 #[strum(serialize_all = "kebab-case")]
 pub enum Parameter {
-    /// Conservative backfilling's compression.
-    Compress,
+    /// Conservative backfilling without compression.
+    NoCompress,
     /// FCFS-EDS's longest lead.
     Lead,
     /// FCFS-EDS's share of flexible requests.
@@ -129,6 +129,8 @@ pub enum Parameter {
     Rmax,
     /// Co-allocation's reservation length.
     Length,
+    /// FCFS-EDS's model.
+    Model,
 }
 
 impl Parameter {
@@ -140,8 +142,8 @@ impl Parameter {
     /// What it means, as `--help` and the reports describe it.
     pub fn meaning(self) -> &'static str {
         match self {
-            Parameter::Compress => {
-                "after every early end, re-plan the waiting jobs in queue order, each no later than before"
+            Parameter::NoCompress => {
+                "keep each waiting job's planned start when earlier jobs end early, instead of re-planning the waiting jobs in queue order after every early end (rbtree-availability-profile's Algorithm 2 as written)"
             }
             Parameter::Lead => "the longest lead of a request's earliest start over its arrival, in slots",
             Parameter::FlexibleShare => "the share of requests with a window of starts; the others are rigid",
@@ -152,6 +154,9 @@ impl Parameter {
             Parameter::DeltaT => "Δt, the step between attempts, seconds (the paper: 900)",
             Parameter::Rmax => {
                 "R_max, the most attempts after a request's first (the paper: Q/2, half the slots of the horizon, here in slots of Δt)"
+            }
+            Parameter::Model => {
+                "what a reservation holds: counted, a count of nodes in each slot of its run, planned only, as fcfs-eds-slotted-array counts them (the paper's model), or ids, the same ids for its whole run (ours)"
             }
             Parameter::Length => {
                 "what a request reserves: run-time, the job's run time held exactly (the paper's l_r), or requested, the requested time with its unused tail freed at the end (ours)"
@@ -184,7 +189,7 @@ pub enum ParameterError {
 
 /// The windows of starts FCFS-EDS and its baseline draw (see [`Windows`]).
 const WINDOW_PARAMETERS: &[Parameter] =
-    &[Parameter::Lead, Parameter::FlexibleShare, Parameter::RelaxMin, Parameter::RelaxMax];
+    &[Parameter::Lead, Parameter::FlexibleShare, Parameter::RelaxMin, Parameter::RelaxMax, Parameter::Model];
 
 /// What the registry knows of a policy.
 #[derive(Debug, Clone, Copy)]
@@ -206,7 +211,7 @@ impl PolicyKind {
             PolicyKind::Conservative => Spec {
                 description: "conservative backfilling: every job is given the earliest reservation that delays no earlier one, at arrival",
                 source: Source { paper: "rbtree-availability-profile", section: Some("IV, Algorithm 2") },
-                parameters: &[Parameter::Compress],
+                parameters: &[Parameter::NoCompress],
                 build: |options| Box::new(conservative::Conservative::new(options)),
             },
             PolicyKind::Easy => Spec {

@@ -7,6 +7,7 @@
 //! `Mode::PlanOnly` keeps the first version's behaviour: no completions.
 
 mod ar;
+mod counted;
 pub mod metrics;
 mod sim;
 
@@ -51,7 +52,8 @@ pub struct Options {
     pub policy: PolicyKind,
     /// How jobs end.
     pub mode: Mode,
-    /// Conservative backfilling: re-plan the waiting jobs after every early end.
+    /// Conservative backfilling: re-plan the waiting jobs after every early end (the
+    /// default; `false` keeps rbtree-availability-profile's Algorithm 2 as written).
     pub compress: bool,
     /// The fraction of jobs that are advance reservations.
     pub ar_fraction: f64,
@@ -66,6 +68,34 @@ pub struct Options {
 }
 
 impl Options {
+    /// Whether FCFS-EDS or its baseline runs in the paper's counted model.
+    pub fn counted(&self) -> bool {
+        self.policy.takes(crate::policy::Parameter::Model)
+            && self.windows.is_some_and(|w| w.model == crate::policy::Model::Counted)
+    }
+
+    /// The policy's name, with the model it ran in where it has a choice: how reports
+    /// label a run.
+    pub fn label(&self) -> String {
+        match self.windows.filter(|_| self.policy.takes(crate::policy::Parameter::Model)) {
+            Some(w) if w.model == crate::policy::Model::Counted => {
+                format!("{} (counted, the paper's model)", self.policy)
+            }
+            Some(_) => format!("{} (ids, ours)", self.policy),
+            None => self.policy.to_string(),
+        }
+    }
+
+    /// `" with compression"` or `" without compression"` where compression matters
+    /// (conservative backfilling, simulated), else nothing: how a replay's header says it.
+    pub fn compression(&self) -> &'static str {
+        match (self.mode, self.policy.takes(crate::policy::Parameter::NoCompress), self.compress) {
+            (Mode::Simulate, true, true) => " with compression",
+            (Mode::Simulate, true, false) => " without compression",
+            _ => "",
+        }
+    }
+
     /// What the policy's parameters are set to.
     pub fn settings(&self) -> Settings {
         Settings {
@@ -84,7 +114,7 @@ impl Default for Options {
         Self {
             policy: PolicyKind::default(),
             mode: Mode::Simulate,
-            compress: false,
+            compress: true,
             ar_fraction: 0.0,
             seed: 1,
             windows: None,
@@ -251,6 +281,21 @@ pub fn replay_planted(
     replay_with(kind, workload, setup, &settings, &mut Silent)
 }
 
+/// [`replay`] in the counted model (`--model counted`) with `planted` planted in its
+/// planner (feature `planted`, for tests only).
+///
+/// # Errors
+/// As [`replay`].
+#[cfg(feature = "planted")]
+pub fn counted_planted(
+    kind: Kind,
+    workload: &Workload,
+    setup: &ReplayConfig,
+    planted: crate::fcfs_eds::Planted,
+) -> Result<Run, ReplayError> {
+    counted::replay(kind, workload, setup, &setup.options.settings(), &mut Silent, |p| p.plant(planted))
+}
+
 fn replay_with(
     kind: Kind,
     workload: &Workload,
@@ -258,6 +303,9 @@ fn replay_with(
     settings: &Settings,
     observer: &mut dyn Observer,
 ) -> Result<Run, ReplayError> {
+    if setup.options.counted() {
+        return counted::replay(kind, workload, setup, settings, observer, |_| {});
+    }
     let scenario = Scenario { capacity: workload.capacity, config: kind.config_for(setup.config) };
     let runner = Runner::build(kind, scenario, setup.verify)?;
     let run = Run::fresh(kind, setup.verify, workload.requests.len());
@@ -299,6 +347,11 @@ pub fn replay_on(
     workload: &Workload,
     options: &Options,
 ) -> Result<Box<dyn AvailabilityIndex>, ReplayError> {
+    if options.counted() {
+        return Err(ReplayError::Model(
+            "--model counted keeps its counts in a plan of its own, not in a given index".to_owned(),
+        ));
+    }
     // The run's bookkeeping is dropped, so the kind it is filed under does not matter.
     let run = Run::fresh(Kind::REFERENCE, false, workload.requests.len());
     let mut policy = options.policy.build(&options.settings());

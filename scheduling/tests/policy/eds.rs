@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use scheduling::policy::{PolicyKind, Windows};
+use scheduling::policy::{Model, PolicyKind, Windows};
 use scheduling::replay::{Mode, Options};
 use structures::Kind;
 use traces::workload::Workload;
@@ -13,7 +13,7 @@ use traces::workload::Workload;
 use super::{job, load, run_with};
 
 /// Windows small enough to search exhaustively.
-const TINY: Windows = Windows { lead: 3, flexible: 0.7, relax: (1, 3) };
+const TINY: Windows = Windows { lead: 3, flexible: 0.7, relax: (1, 3), model: Model::Ids };
 
 fn options(policy: PolicyKind, seed: u64) -> Options {
     Options { policy, mode: Mode::PlanOnly, windows: Some(TINY), seed, ..Options::default() }

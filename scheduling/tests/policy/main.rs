@@ -1,5 +1,6 @@
 //! Tests of `src/policy/`, one module per source file, in one test binary: the registry
-//! and every policy deciding alike on every structure here.
+//! and every policy deciding alike on every structure (random workloads and a prefix of
+//! the bundled trace) here.
 
 mod coalloc;
 mod conservative;
@@ -81,5 +82,24 @@ fn every_policy_decides_alike_on_every_structure() {
                 assert_eq!(digests.len(), 1, "{policy} {mode:?}: {load:?}");
             }
         }
+    }
+}
+
+#[test]
+fn every_policy_decides_alike_on_every_structure_on_the_bundled_trace() {
+    let trace = traces::swf::read_bytes(traces::BUNDLED_TRACE, traces::BUNDLED_NAME, false).unwrap();
+    let load = traces::workload::workload(&trace, 100, Some(2000));
+    for &policy in PolicyKind::VARIANTS {
+        let options = Options { policy, ..Options::default() };
+        let config = Config { slot: 300, horizon: Some(horizon_for(&load, 300, &options).unwrap()) };
+        let setup = ReplayConfig { config, options, verify: false };
+        let digests: BTreeSet<String> = Kind::ALL
+            .iter()
+            .map(|&kind| {
+                let run = replay(kind, &load, &setup, &mut Silent).unwrap();
+                ScheduleMetrics::new(&run, &load, options.mode).digest
+            })
+            .collect();
+        assert_eq!(digests.len(), 1, "{policy}: {digests:?}");
     }
 }

@@ -4,11 +4,11 @@
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use scheduling::policy::PolicyKind;
-use scheduling::replay::Mode;
+use scheduling::replay::{Mode, Options};
 use structures::Kind;
 use traces::workload::Workload;
 
-use super::{job, load, random_load, run, starts};
+use super::{job, load, random_load, run, run_with, starts};
 
 /// 4 resources. A (2 for 100) starts at 0; B (all 4 for 100) must wait for A, so at 100;
 /// C (2 for 50) at 2 fits beside A and ends before B starts; D (2 for 500) at 3 fits
@@ -42,16 +42,20 @@ fn fcfs_starts_jobs_strictly_in_order() {
 }
 
 #[test]
-fn an_early_end_moves_the_first_waiting_job_up_under_easy_but_not_conservative() {
+fn an_early_end_moves_the_first_waiting_job_up_under_easy_and_under_compression_alone() {
     // A ends at 30 instead of 100. C, backfilled, holds 2 resources until 52, so EASY
-    // starts B at 52; conservative backfilling keeps B's reservation at 100 (no
-    // compression) and, having planned D at arrival after B, at 200.
+    // starts B at 52; conservative backfilling without compression keeps B's reservation
+    // at 100 and, having planned D at arrival after B, at 200; with compression (the
+    // default) B moves to 52 and D to 152, as under EASY.
     let case = backfill_case(30);
     for &kind in Kind::ALL {
         let easy = run(kind, &case, PolicyKind::Easy, Mode::Simulate);
         assert_eq!(starts(&easy), [(1, 0), (2, 52), (3, 2), (4, 152)], "{kind}");
-        let conservative = run(kind, &case, PolicyKind::Conservative, Mode::Simulate);
-        assert_eq!(starts(&conservative), [(1, 0), (2, 100), (3, 2), (4, 200)], "{kind}");
+        let options = Options { policy: PolicyKind::Conservative, compress: false, ..Options::default() };
+        let kept = run_with(kind, &case, options);
+        assert_eq!(starts(&kept), [(1, 0), (2, 100), (3, 2), (4, 200)], "{kind}");
+        let compressed = run(kind, &case, PolicyKind::Conservative, Mode::Simulate);
+        assert_eq!(starts(&compressed), starts(&easy), "{kind}");
     }
 }
 

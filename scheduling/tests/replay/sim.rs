@@ -28,7 +28,7 @@ fn ends_go_before_arrivals_at_equal_times() {
     // A holds both ids over [0, 10) but ends at 4; B (both for 3) arrives at 4. A's end
     // is handled first, so its tail is free when B is checked, and B starts at 4.
     let at = |submit_b| load(2, vec![job(1, 0, 2, 10, 4), job(2, submit_b, 2, 3, 3)]);
-    let simulate = Options::default();
+    let simulate = Options { compress: false, ..Options::default() };
     let run = on_every(&at(4), needed(&at(4), &simulate), simulate);
     assert_eq!(starts(&run), [(1, 0), (2, 4)]);
     // Events: A's arrival, A's end, B's arrival; B's check at 4 succeeds, so no search.
@@ -56,7 +56,7 @@ fn moved_case() -> traces::workload::Workload {
 #[test]
 fn every_call_of_a_replay_with_a_re_planned_job_is_the_one_worked_out_by_hand() {
     let load = moved_case();
-    let options = Options { compress: true, ..Options::default() };
+    let options = Options::default();
     let config = needed(&load, &options);
     let id0 = || RangeSet::from_range(0, 1);
     let expected = [
@@ -102,7 +102,7 @@ fn the_observer_hears_of_every_arrival_and_nothing_else() {
         }
     }
     let load = moved_case();
-    let options = Options { compress: true, ..Options::default() };
+    let options = Options::default();
     for &kind in Kind::ALL {
         let mut heard = Heard::default();
         let setup = ReplayConfig { config: needed(&load, &options), options, verify: true };
