@@ -15,7 +15,7 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use references::fcfs_eds_ids::{plan, Request};
 use replayed::{ending_early, jobs, replayed};
-use scheduling::policy::{Planted, PolicyKind, Windows, MAX_CHECKS};
+use scheduling::policy::{Model, Planted, PolicyKind, Windows, MAX_CHECKS};
 use scheduling::replay::{Mode, Options, ReplayConfig};
 use structures::{Config, Kind};
 use support::agrees_and_catches;
@@ -29,6 +29,7 @@ fn case() -> impl Strategy<Value = Case> {
         lead,
         flexible,
         relax: (1, relax),
+        model: Model::Ids,
     });
     (ending_early(), 2u64..=4, windows, any::<u64>())
 }

@@ -2,20 +2,25 @@
 //! (fcfs-eds-slotted-array, section 3, Algorithm 1), and its baseline, flexible advance
 //! reservation without advance planning (section 4).
 //!
+//! This is our id-bound model (`--model ids`): a reservation keeps the same ids for its
+//! whole run. The paper's own model, which counts nodes per slot, is
+//! [`crate::fcfs_eds::Planner`] (`--model counted`).
+//!
 //! Every request is an advance reservation with a window of starts `[t_es, t_ls]`
 //! ([`Windows`] draws them). Both policies first try first fit: the earliest start from
 //! `t_es`, accepted if it is at most `t_ls` (Algorithm 1, lines 16-25). When that fails,
 //! the baseline rejects. FCFS-EDS plans ahead (lines 28-47): for each start `s` of the
 //! request in turn, while the request does not fit at `s`, one reservation that overlaps
 //! `[s, s + t_e)` and can still move (flexible, not started, not moved yet for this
-//! request) is shifted within its own window to a start that clears `[s, s + t_e)`
-//! (`shiftNode`); when none can be, the next `s` is tried. Moves are kept as the search
-//! goes on, as in the paper; if the request fits nowhere, every moved reservation goes
-//! back where it was (`putBackAllShiftedJob`), so a rejected request changes nothing.
+//! start) is shifted within its own window to a start that clears `[s, s + t_e)`; when
+//! none can be, what moved for `s` goes back and the next `s` is tried. So, unlike the
+//! paper, whose moves are kept until the request fits or fails (`putBackAllShiftedJob`),
+//! each start begins from the plan as it was; either way a rejected request changes
+//! nothing.
 //!
-//! The paper's `shiftNode` leaves open which reservation moves and where: here it is the
-//! first one accepted, to its first start that fits. At most [`MAX_CHECKS`] placements
-//! are tried per request; requests whose search hit that bound are counted.
+//! Where the paper's `shiftNode` is silent, the reservation moved is the first one
+//! accepted, to its first start that fits. At most [`MAX_CHECKS`] placements are tried
+//! per request; requests whose search hit that bound are counted.
 
 use std::collections::BTreeSet;
 
