@@ -400,6 +400,7 @@ fn against_rho(w: &Workload<'_>, stem: &str, out: &Path) -> Result<Vec<Block>> {
                 format!("{:.2}", m.mean_attempts),
                 hours(m.mean_wait),
                 at(&m.wait_quantiles, 0.5).map_or("—".to_owned(), |v| hours(v as f64)),
+                hours(m.mean_wait_from_submit),
                 format!("{ops:.1}"),
             ]
         })
@@ -411,6 +412,7 @@ fn against_rho(w: &Workload<'_>, stem: &str, out: &Path) -> Result<Vec<Block>> {
         "attempts per request",
         "mean W_r (Fig 7 a)",
         "median W_r",
+        "mean wait from q_r (ours)",
         "operations per request (Fig 7 b)",
     ];
     blocks.push(Block::Table(header.map(str::to_owned).to_vec(), table));
@@ -425,10 +427,12 @@ fn against_rho(w: &Workload<'_>, stem: &str, out: &Path) -> Result<Vec<Block>> {
     blocks.push(Block::Figure { file, caption: "coallocation-2d-trees, Fig 6: the share of accepted requests whose start came at most each time after the start they asked for, for each share ρ of advance reservations (under a minute drawn at a minute).".into() });
     let (first, last) = (rows[0].1, rows[rows.len() - 1].1);
     let rising = rows.windows(2).filter(|p| p[1].1.mean_wait >= p[0].1.mean_wait).count();
+    let rising_from_submit =
+        rows.windows(2).filter(|p| p[1].1.mean_wait_from_submit >= p[0].1.mean_wait_from_submit).count();
     let (ops_lo, ops_hi) = rows.iter().fold((f64::MAX, 0.0_f64), |(lo, hi), r| (lo.min(r.2), hi.max(r.2)));
     let steps = rows.len() - 1;
     blocks.push(Block::Para(format!(
-        "The mean W_r goes from {} at ρ = {} to {} at ρ = {}; operations per request stay between {ops_lo:.1} and {ops_hi:.1}. Operations here are calls on the structure (each `check` is one attempt); the paper counts its trees' computational operations. Against the paper (section 5.2), at a tolerance of {} for the ratio:",
+        "The mean W_r goes from {} at ρ = {} to {} at ρ = {}; operations per request stay between {ops_lo:.1} and {ops_hi:.1}. Operations here are calls on the structure (each `check` is one attempt); the paper counts its trees' computational operations. Section 5 defines W_r from the start a job asked for (`s_r`), but its Fig 6 peaks at 3 hours, which it explains by the 0 to 3 hours between submission and asked start, so its figures may count from submission (`q_r`); the column \"mean wait from q_r\" and the claims' last row read it that way. Against the paper (section 5.2), at a tolerance of {} for the ratio:",
         hours(first.mean_wait),
         rows[0].0,
         hours(last.mean_wait),
@@ -443,6 +447,15 @@ fn against_rho(w: &Workload<'_>, stem: &str, out: &Path) -> Result<Vec<Block>> {
                 value: steps as f64,
             },
             ours: rising as f64,
+            tolerance: 0.0,
+        },
+        Claim {
+            quoted: Quoted {
+                what: "steps of ρ where the mean wait from q_r rises (ours: W_r read from submission)",
+                source: "Fig 7 a (it grows with ρ)",
+                value: steps as f64,
+            },
+            ours: rising_from_submit as f64,
             tolerance: 0.0,
         },
         Claim {

@@ -47,6 +47,11 @@ pub struct AttemptMetrics {
     /// 0, and absent, in run files written before it was kept).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub mean_length: f64,
+    /// The mean wait of the accepted requests counted from their submission `q_r`
+    /// instead of the start `s_r` they asked for, seconds: section 5's Figs 6 and 7 a read
+    /// as counting from `q_r` (0, and absent, in run files written before it was kept).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub mean_wait_from_submit: f64,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -113,6 +118,11 @@ impl AttemptMetrics {
                 accepted.iter().filter_map(|t| t.wait.map(|w| w as f64 / t.length.max(1) as f64)).collect(),
             ),
             mean_length: trials.iter().map(|t| t.length as f64).sum::<f64>() / trials.len() as f64,
+            mean_wait_from_submit: accepted
+                .iter()
+                .filter_map(|t| t.wait.map(|w| (w + t.lead) as f64))
+                .sum::<f64>()
+                / accepted.len().max(1) as f64,
         })
     }
 }

@@ -168,6 +168,9 @@ pub struct Trial {
     pub attempts: u64,
     /// `W_r`: how long after the start it asked for it starts; `None` if rejected.
     pub wait: Option<Time>,
+    /// How long after its submission the start it asked for was: 0 for a job that asked
+    /// for no later start, up to three hours for an advance reservation.
+    pub lead: Time,
 }
 
 /// What one structure did over a replay.

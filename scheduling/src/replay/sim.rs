@@ -237,7 +237,8 @@ impl EventLoop for Sim<'_> {
 
     fn tried(&mut self, i: usize, attempts: u64, wait: Option<Time>) {
         let r = self.requests[i];
-        self.run.trials.push(super::Trial { n: r.n, length: r.duration, attempts, wait });
+        let lead = self.reserved_start(i).map_or(0, |s| s.saturating_sub(r.submit));
+        self.run.trials.push(super::Trial { n: r.n, length: r.duration, attempts, wait, lead });
     }
 
     fn unplaced(&mut self) {

@@ -149,10 +149,17 @@ fn quantiles_are_every_percentile_by_nearest_rank() {
 
 #[test]
 fn attempts_are_grouped_by_size_and_waits_count_only_the_accepted() {
-    let trial = |n, length, attempts, wait| Trial { n, length, attempts, wait };
-    let trials = [trial(10, 100, 1, Some(0)), trial(60, 900, 3, Some(1_800)), trial(50, 100, 5, None)];
+    let trial = |n, length, attempts, wait| Trial { n, length, attempts, wait, lead: 0 };
+    // The second asked to start 600 s after its submission; the rejected one's lead counts
+    // for nothing.
+    let trials = [
+        trial(10, 100, 1, Some(0)),
+        Trial { lead: 600, ..trial(60, 900, 3, Some(1_800)) },
+        Trial { lead: 900, ..trial(50, 100, 5, None) },
+    ];
     let m = AttemptMetrics::new(&trials).unwrap();
     assert_eq!((m.requests, m.rejected, m.mean_attempts, m.mean_wait), (3, 1, 3.0, 900.0));
+    assert_eq!(m.mean_wait_from_submit, 1_200.0);
     let group =
         |upto, requests, mean_attempts, mean_wait| SizeGroup { upto, requests, mean_attempts, mean_wait };
     assert_eq!(m.by_size, [group(50, 2, 3.0, 0.0), group(100, 1, 3.0, 1_800.0)]);
