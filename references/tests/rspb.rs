@@ -129,14 +129,14 @@ fn expected(d: &reference::Decision) -> Decision {
     }
 }
 
-/// The reference's name for `algorithm`.
+/// The reference's description of `algorithm`.
 fn named(algorithm: Algorithm) -> reference::Algorithm {
     match algorithm {
-        Algorithm::Rb => reference::Algorithm::Rb,
-        Algorithm::Rspb => reference::Algorithm::Rspb,
-        Algorithm::CoRspb => reference::Algorithm::CoRspb,
-        Algorithm::CoRsbf => reference::Algorithm::CoRsbf,
-        Algorithm::CoRsbfr => reference::Algorithm::CoRsbfr,
+        Algorithm::Rb => reference::Algorithm::RB,
+        Algorithm::Rspb => reference::Algorithm::RSPB,
+        Algorithm::CoRspb => reference::Algorithm::CO_RSPB,
+        Algorithm::CoRsbf => reference::Algorithm::CO_RSBF,
+        Algorithm::CoRsbfr => reference::Algorithm::CO_RSBFR,
     }
 }
 

@@ -121,19 +121,53 @@ pub struct Held {
     pub cpu: u32,
 }
 
-/// The five schedulers.
+/// A `scheduleRmeta` as the thesis's five differ: the order a meta-request is taken in,
+/// how each request is placed, and whether admitted requests are refined after.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Algorithm {
-    /// The Resource Broker.
-    Rb,
-    /// RSPB.
-    Rspb,
-    /// Co-RSPB.
-    CoRspb,
-    /// Co-RSBF.
-    CoRsbf,
-    /// Co-RSBFR.
-    CoRsbfr,
+pub struct Algorithm {
+    /// The order.
+    pub order: Order,
+    /// The placement.
+    pub place: Place,
+    /// Fig 5.7 lines 13-18: refine each admitted request, in the same order.
+    pub refine: bool,
+}
+
+/// How a meta-request's requests are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// As they arrived (RB).
+    Arrival,
+    /// By descending priority (Fig 4.2 line 12, Fig 5.1 line 3).
+    Priority,
+    /// By descending sum of the sub-requests' `CPU_min` (Figs 5.4 and 5.7, line 3).
+    SumMin,
+}
+
+/// How one request is placed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// Fig 4.2 without benefit functions: all it asks for, or rejected (RB).
+    Whole,
+    /// Fig 4.2: all it asks for, else the machine whose CPU gives the most benefit.
+    Benefit,
+    /// Figs 5.2 and 5.3: each sub-request the most it can get.
+    Most,
+    /// Figs 5.5 and 5.6: each sub-request the least it accepts, by best fit.
+    Least,
+}
+
+impl Algorithm {
+    /// The Resource Broker (sections 2.3.1 and 4.5).
+    pub const RB: Self = Self { order: Order::Arrival, place: Place::Whole, refine: false };
+    /// RSPB (section 4.4).
+    pub const RSPB: Self = Self { order: Order::Priority, place: Place::Benefit, refine: false };
+    /// Co-RSPB (section 5.3).
+    pub const CO_RSPB: Self = Self { order: Order::Priority, place: Place::Most, refine: false };
+    /// Co-RSBF (section 5.4).
+    pub const CO_RSBF: Self = Self { order: Order::SumMin, place: Place::Least, refine: false };
+    /// Co-RSBFR (section 5.4).
+    pub const CO_RSBFR: Self = Self { order: Order::SumMin, place: Place::Least, refine: true };
 }
 
 /// What became of a request.
@@ -221,27 +255,25 @@ fn schedule_meta(
     decisions: &mut [Option<Decision>],
 ) {
     let mut sorted = meta.to_vec();
-    match algorithm {
+    match algorithm.order {
         // RB decides as requests arrive.
-        Algorithm::Rb => {}
-        // Fig 4.2 line 12, Fig 5.1 line 3.
-        Algorithm::Rspb | Algorithm::CoRspb => sorted.sort_by_key(|&k| Reverse(requests[k].priority)),
-        // Figs 5.4 and 5.7, line 3.
-        Algorithm::CoRsbf | Algorithm::CoRsbfr => {
+        Order::Arrival => {}
+        Order::Priority => sorted.sort_by_key(|&k| Reverse(requests[k].priority)),
+        Order::SumMin => {
             let sum_min = |k: usize| requests[k].subs.iter().map(|s| u64::from(s.cpu_min())).sum::<u64>();
             sorted.sort_by_key(|&k| Reverse(sum_min(k)));
         }
     }
     for &k in &sorted {
         let r = &requests[k];
-        decisions[k] = Some(match algorithm {
-            Algorithm::Rb => single::schedule(machines, r, false),
-            Algorithm::Rspb => single::schedule(machines, r, true),
-            Algorithm::CoRspb => co::schedule(machines, r, co::Fit::Most),
-            Algorithm::CoRsbf | Algorithm::CoRsbfr => co::schedule(machines, r, co::Fit::Least),
+        decisions[k] = Some(match algorithm.place {
+            Place::Whole => single::schedule(machines, r, false),
+            Place::Benefit => single::schedule(machines, r, true),
+            Place::Most => co::schedule(machines, r, co::Fit::Most),
+            Place::Least => co::schedule(machines, r, co::Fit::Least),
         });
     }
-    if algorithm == Algorithm::CoRsbfr {
+    if algorithm.refine {
         // Fig 5.7 lines 13-18: the admitted ones, in the same order.
         for &k in &sorted {
             if let Some(Decision::Accepted(reserved)) = &mut decisions[k] {
