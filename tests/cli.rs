@@ -48,7 +48,7 @@ fn help_lists_every_policy_and_a_policy_parameter_is_refused_elsewhere() {
         !ok && err.contains("--no-compress is a parameter of --policy conservative, not of --policy easy"),
         "{err}"
     );
-    let refusals: [(&[&str], &str); 4] = [
+    let refusals: [(&[&str], &str); 6] = [
         (
             &["--lead", "4"],
             "--lead is a parameter of --policy fcfs-eds and flexible, not of --policy conservative",
@@ -62,6 +62,11 @@ fn help_lists_every_policy_and_a_policy_parameter_is_refused_elsewhere() {
             &["--policy", "fcfs-eds", "--ar-fraction", "0.5"],
             "--ar-fraction: every request of --policy fcfs-eds is an advance reservation already",
         ),
+        (
+            &["--policy", "flexible", "--mode", "simulate"],
+            "--model counted plans only, as in fcfs-eds-slotted-array, where a job ends when its reservation does: add --mode plan-only, or use --model ids",
+        ),
+        (&["--model", "ids"], "--model is a parameter of --policy fcfs-eds and flexible, not of --policy conservative"),
     ];
     for (args, expected) in refusals {
         let (ok, _, err) = resbench(&[&["replay", "--limit", "10"], args].concat());
@@ -445,4 +450,23 @@ fn output_into_a_closed_pipe_ends_quietly() {
     let (ok, stderr) =
         with_stdout_closed(&["replay", "--limit", "200", "--slot", "300", "--structure", "rbtree"], "");
     assert!(ok && stderr.is_empty(), "replay: {stderr}");
+}
+
+#[test]
+fn fcfs_eds_runs_in_the_papers_counted_model_by_default_and_in_ours_on_request() {
+    let args = ["replay", "--policy", "fcfs-eds", "--limit", "300", "--slot", "300", "--verify"];
+    let (ok, out, err) = resbench(&args);
+    assert!(ok, "{err}");
+    let counted = "scheduler: fcfs-eds (counted, the paper's model) (fcfs-eds-slotted-array, section 3, Algorithm 1), PlanOnly,";
+    for needle in [counted, &identical(Kind::ALL.len()), "divergences: 0"] {
+        assert!(out.contains(needle), "missing {needle:?} in:\n{out}");
+    }
+    let (ok, out, err) = resbench(&[&args[..], &["--model", "ids"]].concat());
+    assert!(ok, "{err}");
+    assert!(
+        out.contains(
+            "scheduler: fcfs-eds (ids, ours) (fcfs-eds-slotted-array, section 3, Algorithm 1), Simulate,"
+        ),
+        "{out}"
+    );
 }
