@@ -48,7 +48,7 @@ fn help_lists_every_policy_and_a_policy_parameter_is_refused_elsewhere() {
         !ok && err.contains("--no-compress is a parameter of --policy conservative, not of --policy easy"),
         "{err}"
     );
-    let refusals: [(&[&str], &str); 6] = [
+    let refusals: [(&[&str], &str); 7] = [
         (
             &["--lead", "4"],
             "--lead is a parameter of --policy fcfs-eds and flexible, not of --policy conservative",
@@ -67,6 +67,10 @@ fn help_lists_every_policy_and_a_policy_parameter_is_refused_elsewhere() {
             "--model counted plans only, as in fcfs-eds-slotted-array, where a job ends when its reservation does: add --mode plan-only, or use --model ids",
         ),
         (&["--model", "ids"], "--model is a parameter of --policy fcfs-eds and flexible, not of --policy conservative"),
+        (
+            &["--policy", "fcfs-eds", "--slot", "9223372036854775807"],
+            "--model counted: slot 4 of 9223372036854775807 s is past the last time there is; use a narrower --slot",
+        ),
     ];
     for (args, expected) in refusals {
         let (ok, _, err) = resbench(&[&["replay", "--limit", "10"], args].concat());

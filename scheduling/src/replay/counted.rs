@@ -55,6 +55,12 @@ pub(super) fn replay(
             "--model counted: the requests reach slot {last} of {slot} s, past the planner's {MAX_HORIZON}; use a wider --slot or fewer jobs (--limit, --until)"
         )));
     }
+    // Every start and end below is at most this, so none overflows.
+    if (last + 1).checked_mul(slot).is_none() {
+        return Err(ReplayError::Model(format!(
+            "--model counted: slot {last} of {slot} s is past the last time there is; use a narrower --slot"
+        )));
+    }
     let mut planner = Planner::new(kind, workload.capacity, last + 1, setup.verify).map_err(from_eds)?;
     if options.policy == PolicyKind::Flexible {
         planner = planner.baseline();
