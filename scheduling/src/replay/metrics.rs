@@ -120,7 +120,7 @@ impl AttemptMetrics {
             mean_length: trials.iter().map(|t| t.length as f64).sum::<f64>() / trials.len() as f64,
             mean_wait_from_submit: accepted
                 .iter()
-                .filter_map(|t| t.wait.map(|w| (w + t.lead) as f64))
+                .filter_map(|t| t.wait.map(|w| w.saturating_add(t.lead) as f64))
                 .sum::<f64>()
                 / accepted.len().max(1) as f64,
         })
