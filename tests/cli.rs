@@ -171,6 +171,53 @@ fn a_synthetic_workload_with_reservations_writes_one_run_file_per_structure() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// `--structure` takes a list; a replay without compression is named as such, so it can
+/// share a folder and a report with the default one, in a section of its own.
+#[test]
+fn a_list_of_structures_and_an_uncompressed_replay_share_a_folder_with_the_default() {
+    let dir = std::env::temp_dir().join(format!("resbench-cli-compress-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out_dir = dir.to_str().unwrap();
+    let args = ["replay", "--limit", "600", "--slot", "300", "--trim", "10", "--out", out_dir];
+    let (ok, out, err) = resbench(&[&args[..], &["--structure", "list,rbtree", "--no-compress"]].concat());
+    assert!(ok, "{err}");
+    assert!(out.contains("without compression") && out.contains(&identical(2)), "{out}");
+    let (ok, out, err) = resbench(&[&args[..], &["--structure", "rbtree"]].concat());
+    assert!(ok, "{err}");
+    assert!(out.contains("with compression"), "{out}");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.ends_with(".json"))
+        .collect();
+    files.sort();
+    let stem = "KTH-SP2-1996-2.1-cln";
+    let expected = [
+        format!("{stem}.no-compress.list.json"),
+        format!("{stem}.no-compress.rbtree.json"),
+        format!("{stem}.rbtree.json"),
+    ];
+    assert_eq!(files, expected);
+    let paths: Vec<String> = files.iter().map(|f| dir.join(f).to_str().unwrap().to_owned()).collect();
+    let (ok, _, err) = resbench(
+        &[&["report"][..], &paths.iter().map(String::as_str).collect::<Vec<_>>(), &["--out", out_dir]]
+            .concat(),
+    );
+    assert!(ok, "{err}");
+    let page = std::fs::read_to_string(dir.join("index.md")).unwrap();
+    // Sections come in the order of the files given.
+    let mut headings: Vec<&str> = page.lines().filter(|l| l.starts_with("## KTH")).collect();
+    headings.sort_unstable();
+    assert_eq!(
+        headings,
+        [
+            format!("## {stem}, the first 600 jobs"),
+            format!("## {stem}, the first 600 jobs, without compression")
+        ]
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 #[test]
 fn a_fraction_outside_zero_to_one_is_refused() {
     let (ok, _, err) = resbench(&["replay", "--synthetic", "10", "--ar-fraction", "1.5"]);

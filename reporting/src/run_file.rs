@@ -329,7 +329,10 @@ impl RunFile {
             Some(self.options.ar_fraction).filter(|&r| r > 0.0).map_or(String::new(), |r| format!(".ar{r}"));
         // And the paper's counted model, beside our id-bound one.
         let model = if self.options.counted() { ".counted" } else { "" };
-        let path = dir.join(format!("{}{policy}{model}{rho}.{}.json", self.trace.stem(), self.structure));
+        // And a replay that could have compressed and did not, beside one that did.
+        let compress = if self.options.uncompressed() { ".no-compress" } else { "" };
+        let path =
+            dir.join(format!("{}{policy}{model}{compress}{rho}.{}.json", self.trace.stem(), self.structure));
         // Compact: run files of whole traces are committed as published data.
         let json = serde_json::to_string(self).map_err(|cause| Error::Encode { what: "the run", cause })?;
         match fs::write(&path, json + "\n") {

@@ -126,10 +126,12 @@ fn files_are_named_from_the_trace_file() {
 }
 
 /// The committed replay reports are published data: reading one and writing it again
-/// must give the same bytes (the operation counts, say, stay in name order).
+/// must give the same bytes (the operation counts, say, stay in name order) under the
+/// same name.
 #[test]
 fn committed_run_files_are_written_back_byte_for_byte() {
     let reports = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports");
+    let scratch = std::env::temp_dir().join(format!("resbench-run-files-{}", std::process::id()));
     let mut checked = 0;
     for dir in std::fs::read_dir(&reports).unwrap().map(|e| e.unwrap().path()) {
         if !dir.is_dir() || dir.ends_with("benchmarks") {
@@ -151,8 +153,12 @@ fn committed_run_files_are_written_back_byte_for_byte() {
                 "{} changes when rewritten",
                 path.display()
             );
+            let written = file.write(&scratch).unwrap();
+            assert_eq!(written.file_name(), path.file_name(), "{} is misnamed", path.display());
+            std::fs::remove_file(written).unwrap();
             checked += 1;
         }
     }
+    std::fs::remove_dir_all(scratch).unwrap();
     assert!(checked > 0, "no run files under {}", reports.display());
 }

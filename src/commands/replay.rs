@@ -26,9 +26,9 @@ pub struct Args {
     /// An SWF trace (.swf or .swf.gz); the bundled KTH trace if omitted.
     #[arg(long, conflicts_with = "synthetic")]
     trace: Option<PathBuf>,
-    /// The structure to replay on.
-    #[arg(long, default_value = "all", value_parser = structure_values(ALL))]
-    structure: String,
+    /// The structures to replay on, comma-separated (`all`: every one).
+    #[arg(long, default_value = "all", value_delimiter = ',', value_parser = structure_values(ALL))]
+    structure: Vec<String>,
     /// The scheduling policy.
     #[arg(long, default_value = PolicyKind::default().name(), value_parser = policy_values())]
     policy: String,
@@ -207,11 +207,7 @@ pub fn run(args: &Args) -> Result<()> {
     }
     let policy: PolicyKind = args.policy.parse().map_err(anyhow::Error::msg)?;
     let windows = policy_parameters(args, policy)?;
-    let kinds = if args.structure == "all" {
-        Kind::ALL.to_vec()
-    } else {
-        vec![args.structure.parse().map_err(anyhow::Error::msg)?]
-    };
+    let kinds = structures_named(&args.structure)?;
     if let Some(dir) = &args.out {
         check_writable(dir)?;
     }
@@ -258,6 +254,16 @@ pub fn run(args: &Args) -> Result<()> {
         outln!("wrote {}", report::render(&files, dir, &setup.command)?.display())?;
     }
     Ok(())
+}
+
+/// The structures `--structure` names, in the registry's order, each once.
+fn structures_named(names: &[String]) -> Result<Vec<Kind>> {
+    if names.iter().any(|n| n == ALL.0) {
+        return Ok(Kind::ALL.to_vec());
+    }
+    let named: Vec<Kind> =
+        names.iter().map(|n| n.parse().map_err(anyhow::Error::msg)).collect::<Result<_>>()?;
+    Ok(Kind::ALL.iter().copied().filter(|k| named.contains(k)).collect())
 }
 
 /// Online co-allocation's `Δt` and `R_max` (`None` for the other policies); it needs a

@@ -60,7 +60,9 @@ fn groups(runs: &[RunFile]) -> Vec<Group<'_>> {
                 let policy = Some(run.options)
                     .filter(|o| o.policy != PolicyKind::default())
                     .map_or(String::new(), |o| format!(", policy {}", o.label()));
-                let label = format!("{}{selection}{policy}", run.trace.stem());
+                // Likewise a replay that did not compress, beside one that did.
+                let compress = if run.options.uncompressed() { ", without compression" } else { "" };
+                let label = format!("{}{selection}{policy}{compress}", run.trace.stem());
                 groups.push(Group { label, runs: vec![run] });
             }
         }

@@ -78,9 +78,7 @@ impl Options {
     /// label a run.
     pub fn label(&self) -> String {
         match self.windows.filter(|_| self.policy.takes(crate::policy::Parameter::Model)) {
-            Some(w) if w.model == crate::policy::Model::Counted => {
-                format!("{} (counted, the paper's model)", self.policy)
-            }
+            Some(_) if self.counted() => format!("{} (counted, the paper's model)", self.policy),
             Some(_) => format!("{} (ids, ours)", self.policy),
             None => self.policy.to_string(),
         }
@@ -89,11 +87,21 @@ impl Options {
     /// `" with compression"` or `" without compression"` where compression matters
     /// (conservative backfilling, simulated), else nothing: how a replay's header says it.
     pub fn compression(&self) -> &'static str {
-        match (self.mode, self.policy.takes(crate::policy::Parameter::NoCompress), self.compress) {
-            (Mode::Simulate, true, true) => " with compression",
-            (Mode::Simulate, true, false) => " without compression",
-            _ => "",
+        match (self.compression_matters(), self.compress) {
+            (true, true) => " with compression",
+            (true, false) => " without compression",
+            (false, _) => "",
         }
+    }
+
+    /// Whether the run could have compressed and did not (`--no-compress`): how run files
+    /// and report sections tell such a run from the default.
+    pub fn uncompressed(&self) -> bool {
+        self.compression_matters() && !self.compress
+    }
+
+    fn compression_matters(&self) -> bool {
+        self.mode == Mode::Simulate && self.policy.takes(crate::policy::Parameter::NoCompress)
     }
 
     /// What the policy's parameters are set to.
