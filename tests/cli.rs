@@ -218,6 +218,37 @@ fn a_list_of_structures_and_an_uncompressed_replay_share_a_folder_with_the_defau
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// Structures replayed in parallel give the same run files as one after another, wall
+/// times aside, in the same order.
+#[test]
+fn parallel_replays_write_what_serial_ones_do() {
+    let base = std::env::temp_dir().join(format!("resbench-cli-jobs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let mut outputs = Vec::new();
+    for jobs in ["1", "3"] {
+        let dir = base.join(jobs);
+        let args = ["replay", "--limit", "1500", "--slot", "300", "--trim", "10", "-j", jobs];
+        let (ok, out, err) = resbench(&[&args[..], &["--out", dir.to_str().unwrap()]].concat());
+        assert!(ok, "{err}");
+        let rows: Vec<String> =
+            out.lines().filter_map(|l| l.split_whitespace().next().map(str::to_owned)).collect();
+        let mut files = std::collections::BTreeMap::new();
+        for &kind in Kind::ALL {
+            let path = dir.join(format!("KTH-SP2-1996-2.1-cln.{kind}.json"));
+            let mut json: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            json["wall_seconds"] = serde_json::Value::Null;
+            json["command"] = serde_json::Value::Null;
+            files.insert(kind.name(), json);
+        }
+        outputs.push((rows, files));
+    }
+    assert_eq!(outputs[0], outputs[1]);
+    let (ok, _, err) = resbench(&["replay", "-j", "0"]);
+    assert!(!ok && err.contains("-j"), "{err}");
+    std::fs::remove_dir_all(base).unwrap();
+}
+
 #[test]
 fn a_fraction_outside_zero_to_one_is_refused() {
     let (ok, _, err) = resbench(&["replay", "--synthetic", "10", "--ar-fraction", "1.5"]);

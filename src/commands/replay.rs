@@ -6,7 +6,8 @@ use strum::VariantArray;
 
 use anyhow::{bail, Context, Result};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use rayon::prelude::*;
 use reporting::report;
 use reporting::run_file::{trace_info, RunFile, ScheduleMetrics, Setup, TraceInfo};
 use scheduling::policy::{Attempts, Length, Model, Parameter, PolicyKind, Windows};
@@ -112,6 +113,10 @@ pub struct Args {
     /// rbtree-availability-profile drops 4,000 in section V).
     #[arg(long, default_value_t = 4000)]
     trim: usize,
+    /// Replay this many structures at once [default: one per core]. Everything but the
+    /// wall times is the same whatever the number.
+    #[arg(short = 'j', long, value_parser = clap::value_parser!(u16).range(1..=MAX_JOBS))]
+    jobs: Option<u16>,
     /// Write one run file per structure (JSON, `reports/SCHEMA.md`) into this folder,
     /// and a report of them (`index.md`, `index.html` and plots).
     #[arg(long)]
@@ -139,6 +144,9 @@ pub struct Args {
     #[arg(long, default_value_t = 36_000)]
     max_time: u64,
 }
+
+/// The most replays `--jobs` runs at once: more threads than structures would idle.
+const MAX_JOBS: i64 = 256;
 
 /// `--structure all`: what it does.
 const ALL: (&str, &str) = ("all", "every structure, failing unless their schedules are identical");
@@ -238,7 +246,9 @@ pub fn run(args: &Args) -> Result<()> {
         None if config.slot > 1 => outln!("slot {}, no horizon, for every structure", config.slot)?,
         None => {}
     }
-    let runs = replay_each(&kinds, &load, &ReplayConfig { config, options, verify: args.verify })?;
+    let jobs =
+        args.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, usize::from), usize::from);
+    let runs = replay_each(&kinds, &load, &ReplayConfig { config, options, verify: args.verify }, jobs)?;
     out!("{}", table(&runs, args.trim))?;
     compare_schedules(&runs)?;
     print_schedule(&runs, &load, options.mode)?;
@@ -307,11 +317,12 @@ fn print_setup(args: &Args, info: &TraceInfo, load: &Workload, options: &Options
     Ok(())
 }
 
-/// Replays `load` on each of `kinds`, with a progress bar. With several kinds, one that
-/// cannot take the configuration is skipped, saying why; alone, it is an error that says
-/// which flags change it.
-fn replay_each(kinds: &[Kind], load: &Workload, setup: &ReplayConfig) -> Result<Vec<Run>> {
-    let mut runs: Vec<Run> = Vec::new();
+/// Replays `load` on each of `kinds`, `jobs` at a time, each with a progress bar while it
+/// runs; the runs come back in the order of `kinds`. With several kinds, one that cannot
+/// take the configuration is skipped, saying why; alone, it is an error that says which
+/// flags change it.
+fn replay_each(kinds: &[Kind], load: &Workload, setup: &ReplayConfig, jobs: usize) -> Result<Vec<Run>> {
+    let mut runnable = Vec::new();
     for &kind in kinds {
         match (kinds.len() > 1, kind.build(load.capacity, kind.config_for(setup.config))) {
             (true, Err(e)) => {
@@ -326,16 +337,28 @@ fn replay_each(kinds: &[Kind], load: &Workload, setup: &ReplayConfig) -> Result<
         if kind.spec().scans_window_slots {
             outln!("{}", window_work(kind, load, setup.config.slot))?;
         }
-        let bar = ProgressBar::new(load.requests.len() as u64).with_style(
-            ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} jobs {per_sec} eta {eta}")?
-                .progress_chars("=> "),
-        );
-        bar.set_prefix(kind.name());
-        let run = replay(kind, load, setup, &mut Progress(&bar))?;
-        bar.finish_and_clear();
-        runs.push(run);
+        runnable.push(kind);
     }
-    Ok(runs)
+    let style = ProgressStyle::with_template("{prefix:>9} [{bar:30}] {pos}/{len} jobs {per_sec} eta {eta}")?
+        .progress_chars("=> ");
+    let bars = MultiProgress::new();
+    let pool =
+        rayon::ThreadPoolBuilder::new().num_threads(jobs).build().context("cannot start the threads")?;
+    let runs: Vec<_> = pool.install(|| {
+        runnable
+            .par_iter()
+            .map(|&kind| {
+                let bar = bars.add(ProgressBar::new(load.requests.len() as u64).with_style(style.clone()));
+                bar.set_prefix(kind.name());
+                let run = replay(kind, load, setup, &mut Progress(&bar));
+                bar.finish_and_clear();
+                bars.remove(&bar);
+                run
+            })
+            .collect()
+    });
+    // The first failure in the registry's order, whatever order they happened in.
+    runs.into_iter().map(|run| run.map_err(anyhow::Error::from)).collect()
 }
 
 /// Prints the policy's counts, the schedule's quality and the advance reservations'
