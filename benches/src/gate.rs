@@ -30,7 +30,8 @@ pub struct Instructions {
 pub struct Measurements {
     /// The deterministic work suite.
     pub work: Vec<Work>,
-    /// The gungraun instruction counts (empty when they were not measured).
+    /// The gungraun instruction counts (empty when they were not measured, which the gate
+    /// refuses).
     pub instructions: Vec<Instructions>,
 }
 
@@ -57,9 +58,22 @@ fn pair_up<'a, T>(
 }
 
 /// Every way `current` is worse than `baseline` by more than `threshold` percent, or
-/// misses a measurement the baseline has; empty when the change passes.
+/// misses a measurement the baseline has; empty when the change passes. A kind of
+/// measurement the baseline has and `current` lacks altogether (an emptied gungraun
+/// folder, say) fails once, saying so, rather than once per place.
 pub fn regressions(baseline: &Measurements, current: &Measurements, threshold: f64) -> Vec<String> {
     let mut failures = Vec::new();
+    for (what, base, now) in [
+        ("work", baseline.work.len(), current.work.len()),
+        ("instruction", baseline.instructions.len(), current.instructions.len()),
+    ] {
+        if now == 0 && base > 0 {
+            failures.push(format!("read no {what} measurement, where the baseline has {base}"));
+        }
+    }
+    if !failures.is_empty() {
+        return failures;
+    }
     let mut check = |place: String, what: &str, before: u64, after: Option<u64>| match after {
         None => failures.push(format!("{place}: {what} no longer measured")),
         Some(after) if growth(before, after) > threshold => failures.push(format!(
@@ -72,11 +86,9 @@ pub fn regressions(baseline: &Measurements, current: &Measurements, threshold: f
         check(place.clone(), "visited", base.visited, now.map(|w| w.visited));
         check(place, "search", base.search, now.map(|w| w.search));
     }
-    if !current.instructions.is_empty() {
-        let (base, now) = (&baseline.instructions, &current.instructions);
-        for (place, base, now) in pair_up(base, now, |i| (&i.structure, i.op, &i.state)) {
-            check(place, "instructions", base.instructions, now.map(|i| i.instructions));
-        }
+    let (base, now) = (&baseline.instructions, &current.instructions);
+    for (place, base, now) in pair_up(base, now, |i| (&i.structure, i.op, &i.state)) {
+        check(place, "instructions", base.instructions, now.map(|i| i.instructions));
     }
     failures
 }

@@ -71,13 +71,42 @@ fn a_measurement_that_disappears_fails_and_a_new_one_does_not() {
 }
 
 #[test]
-fn instruction_counts_are_compared_only_when_measured() {
-    let baseline = measured(Vec::new(), vec![instructions("rbtree", 100)]);
-    assert!(regressions(&baseline, &Measurements::default(), 5.0).is_empty());
-    let gone = measured(Vec::new(), vec![instructions("list", 100)]);
+fn a_kind_of_measurement_read_empty_fails_once_saying_so() {
+    let baseline = measured(vec![work("rbtree", 10, 0)], vec![instructions("rbtree", 100)]);
+    let no_instructions = measured(vec![work("rbtree", 10, 0)], Vec::new());
+    assert_eq!(
+        regressions(&baseline, &no_instructions, 5.0),
+        ["read no instruction measurement, where the baseline has 1"]
+    );
+    assert_eq!(
+        regressions(&baseline, &Measurements::default(), 5.0),
+        [
+            "read no work measurement, where the baseline has 1",
+            "read no instruction measurement, where the baseline has 1"
+        ]
+    );
+    let gone = measured(vec![work("rbtree", 10, 0)], vec![instructions("list", 100)]);
     assert_eq!(
         regressions(&baseline, &gone, 5.0),
         ["rbtree check on kth-1000: instructions no longer measured"]
+    );
+}
+
+/// What `ci/gate` does when gungraun wrote nothing: `work --instructions` reads an empty
+/// folder as no measurement, and the gate against the committed baseline fails.
+#[test]
+fn an_emptied_gungraun_folder_fails_the_gate() {
+    let empty = std::env::temp_dir().join(format!("resbench-gate-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let read = benches::gate::read_gungraun(&empty).unwrap();
+    std::fs::remove_dir_all(&empty).unwrap();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ci/baseline.json");
+    let baseline: Measurements = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let current = Measurements { work: baseline.work.clone(), instructions: read };
+    let failures = regressions(&baseline, &current, 5.0);
+    assert_eq!(
+        failures,
+        [format!("read no instruction measurement, where the baseline has {}", baseline.instructions.len())]
     );
 }
 

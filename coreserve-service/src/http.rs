@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -23,6 +23,8 @@ pub(super) fn router<M: Machine>(jobs: Sender<Job<M>>) -> Router {
         .route("/v1/inbox", post(inbox::<M>))
         .route("/v1/status", get(status::<M>))
         .route("/v1/state", get(state::<M>))
+        .fallback(no_route)
+        .method_not_allowed_fallback(wrong_method)
         .with_state(Handle { jobs: Arc::new(Mutex::new(jobs)) })
 }
 
@@ -50,6 +52,24 @@ impl<M: Machine> Handle<M> {
 
 fn refuse(code: StatusCode, e: ErrorBody) -> Response {
     (code, Json(e)).into_response()
+}
+
+/// The routes there are, for the refusals of the others.
+const ROUTES: &str = "POST /v1/inbox, GET /v1/status and GET /v1/state";
+
+async fn no_route(method: Method, uri: Uri) -> Response {
+    let detail = format!("no route {method} {}; the routes are {ROUTES}", uri.path());
+    refuse(StatusCode::NOT_FOUND, ErrorBody::new("not_found", detail))
+}
+
+async fn wrong_method(method: Method, uri: Uri) -> Response {
+    let detail = format!("{} does not take {method}; the routes are {ROUTES}", uri.path());
+    refuse(StatusCode::METHOD_NOT_ALLOWED, ErrorBody::new("method_not_allowed", detail))
+}
+
+/// A machine that keeps no status or state to show.
+fn none_kept(what: &str) -> Response {
+    refuse(StatusCode::NOT_FOUND, ErrorBody::new("not_found", format!("this node's machine keeps no {what}")))
 }
 
 fn gone() -> Response {
@@ -83,7 +103,7 @@ async fn status<M: Machine>(State(handle): State<Handle<M>>) -> Response {
     });
     match v.await {
         Some(Some(v)) => Json(v).into_response(),
-        Some(None) => StatusCode::NOT_FOUND.into_response(),
+        Some(None) => none_kept("status"),
         None => gone(),
     }
 }
@@ -95,7 +115,7 @@ async fn state<M: Machine>(State(handle): State<Handle<M>>) -> Response {
     });
     match v.await {
         Some(Some(v)) => Json(v).into_response(),
-        Some(None) => StatusCode::NOT_FOUND.into_response(),
+        Some(None) => none_kept("state"),
         None => gone(),
     }
 }

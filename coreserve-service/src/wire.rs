@@ -98,7 +98,8 @@ pub struct ErrorBody {
 /// What was wrong.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorDetail {
-    /// `too_large`, `malformed`, `wrong_node` or `unavailable`.
+    /// `too_large`, `malformed`, `wrong_node`, `unavailable`, `not_found` or
+    /// `method_not_allowed`.
     pub kind: String,
     /// The detail.
     pub detail: String,

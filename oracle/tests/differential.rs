@@ -4,13 +4,15 @@
 //! [`Kind`], so a new structure needs no entry here; it prints, per structure and in
 //! all, the ops and cases it ran, and reports every structure's failure at once.
 
+use std::any::Any;
 use std::cell::Cell;
+use std::fmt::Debug;
 use std::thread;
 
 use oracle::generate::{self, Drawn, Swarm};
 use oracle::{apply, Differential, Op, Oracle, Scenario};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
+use proptest::test_runner::{Config, FailurePersistence, FileFailurePersistence, PersistedSeed, TestRunner};
 use proptest_state_machine::{ReferenceStateMachine, StateMachineTest};
 use structures::Kind;
 
@@ -78,13 +80,68 @@ impl StateMachineTest for Suite {
     }
 }
 
+/// The committed regressions file (`differential.proptest-regressions`) is read, and its
+/// cases rerun first; a new failure's seed is written under the target folder instead,
+/// so a failing run leaves the checkout as it was. Committing a seed is deliberate: copy
+/// the line proptest names into the committed file.
+#[derive(Debug, Clone, PartialEq)]
+struct CommittedSeeds {
+    /// Where new seeds go.
+    scratch: &'static str,
+}
+
+impl CommittedSeeds {
+    /// New seeds go to `name` in `proptest-regressions/` under the target folder.
+    fn new(name: &str) -> Self {
+        let target = std::env::var("CARGO_TARGET_DIR")
+            .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../target").to_owned());
+        let scratch = format!("{target}/proptest-regressions/{name}");
+        Self { scratch: Box::leak(scratch.into_boxed_str()) }
+    }
+}
+
+impl FailurePersistence for CommittedSeeds {
+    fn load_persisted_failures2(&self, source_file: Option<&'static str>) -> Vec<PersistedSeed> {
+        // Beside the source file: tests/ has no lib.rs for `SourceParallel` to find.
+        FileFailurePersistence::WithSource("proptest-regressions").load_persisted_failures2(source_file)
+    }
+
+    fn save_persisted_failure2(
+        &mut self,
+        source_file: Option<&'static str>,
+        seed: PersistedSeed,
+        shrunken_value: &dyn Debug,
+    ) {
+        if let Some(dir) = std::path::Path::new(self.scratch).parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        FileFailurePersistence::Direct(self.scratch).save_persisted_failure2(
+            source_file,
+            seed,
+            shrunken_value,
+        );
+    }
+
+    fn box_clone(&self) -> Box<dyn FailurePersistence> {
+        Box::new(self.clone())
+    }
+
+    fn eq(&self, other: &dyn FailurePersistence) -> bool {
+        other.as_any().downcast_ref::<Self>() == Some(self)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
 /// Cases per structure; `PROPTEST_CASES` overrides it for longer runs.
 fn config() -> Config {
     let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok());
     Config {
         cases: cases.unwrap_or(10_000),
         max_shrink_iters: 20_000,
-        failure_persistence: Some(Box::new(FileFailurePersistence::SourceParallel("proptest-regressions"))),
+        failure_persistence: Some(Box::new(CommittedSeeds::new("oracle-differential.txt"))),
         source_file: Some(file!()),
         ..Config::default()
     }
@@ -139,4 +196,35 @@ fn every_registered_structure_matches_the_oracle() {
         outcomes.len(),
         failures.join("\n")
     );
+}
+
+/// A failing run reads the committed seeds but writes its own under the target folder:
+/// the committed file is byte for byte what it was.
+#[test]
+fn a_failure_leaves_the_committed_seeds_untouched() {
+    let committed = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/differential.proptest-regressions");
+    let before = std::fs::read(committed).unwrap();
+    let persistence = CommittedSeeds::new(&format!("failing-{}.txt", std::process::id()));
+    let scratch = persistence.scratch;
+    let config = Config {
+        cases: 50,
+        failure_persistence: Some(Box::new(persistence)),
+        source_file: Some(file!()),
+        ..Config::default()
+    };
+    // The committed seeds run first and pass; the first new case fails, and proptest
+    // saves only a new case's seed.
+    let committed_seeds = CommittedSeeds::new("unused").load_persisted_failures2(Some(file!())).len();
+    assert!(committed_seeds > 0, "the committed seeds are read");
+    let calls = Cell::new(0);
+    let result = TestRunner::new(config).run(&any::<u8>(), |_| {
+        calls.set(calls.get() + 1);
+        prop_assert!(calls.get() <= committed_seeds);
+        Ok(())
+    });
+    assert!(result.is_err(), "the property must fail");
+    assert_eq!(std::fs::read(committed).unwrap(), before);
+    let saved = std::fs::read_to_string(scratch).unwrap();
+    assert!(saved.contains("\ncc ") && saved.contains("shrinks to"), "{saved}");
+    std::fs::remove_file(scratch).unwrap();
 }

@@ -81,11 +81,25 @@ fn status_and_state_answer_json_and_other_routes_are_refused() {
         }
     );
     assert_eq!(state, Snapshot { id: 3, epoch: 1, ..Snapshot::default() });
-    assert_eq!(get(&addr, "/v1/nowhere").0, 404);
-    assert_eq!(get(&addr, "/v1/inbox").0, 405, "the inbox only takes posts");
+    // Every refusal is the JSON error format, naming what was asked.
+    let refused = |addr: &str, path: &str| {
+        let (code, body) = get(addr, path);
+        let body: serde_json::Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{body:?}: {e}"));
+        let error = &body["error"];
+        (code, error["kind"].as_str().unwrap().to_owned(), error["detail"].as_str().unwrap().to_owned())
+    };
+    let (code, kind, detail) = refused(&addr, "/v1/nowhere");
+    assert_eq!((code, kind.as_str()), (404, "not_found"));
+    assert!(detail.contains("GET /v1/nowhere") && detail.contains("POST /v1/inbox"), "{detail}");
+    let (code, kind, detail) = refused(&addr, "/v1/inbox");
+    assert_eq!((code, kind.as_str()), (405, "method_not_allowed"), "the inbox only takes posts");
+    assert!(detail.contains("/v1/inbox does not take GET"), "{detail}");
     // A machine that answers neither status nor state says so.
     let p = probe(&[1], Vec::new(), silent);
     let addr = p.addr.to_string();
-    assert_eq!(get(&addr, "/v1/status").0, 404);
-    assert_eq!(get(&addr, "/v1/state").0, 404);
+    for what in ["status", "state"] {
+        let (code, kind, detail) = refused(&addr, &format!("/v1/{what}"));
+        assert_eq!((code, kind.as_str()), (404, "not_found"));
+        assert!(detail.contains(&format!("keeps no {what}")), "{detail}");
+    }
 }
