@@ -17,7 +17,7 @@ use traces::synthetic::Synthetic;
 use traces::workload::{declared_capacity, workload, Workload};
 use traces::{limits, period, swf};
 
-use crate::commands::command_line;
+use crate::commands::{command_line, thread_pool, MAX_JOBS};
 use structures::{Config, Kind};
 use traces::{BUNDLED_NAME, BUNDLED_TRACE};
 
@@ -145,9 +145,6 @@ pub struct Args {
     max_time: u64,
 }
 
-/// The most replays `--jobs` runs at once: more threads than structures would idle.
-const MAX_JOBS: i64 = 256;
-
 /// `--structure all`: what it does.
 const ALL: (&str, &str) = ("all", "every structure, failing unless their schedules are identical");
 
@@ -246,9 +243,8 @@ pub fn run(args: &Args) -> Result<()> {
         None if config.slot > 1 => outln!("slot {}, no horizon, for every structure", config.slot)?,
         None => {}
     }
-    let jobs =
-        args.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, usize::from), usize::from);
-    let runs = replay_each(&kinds, &load, &ReplayConfig { config, options, verify: args.verify }, jobs)?;
+    let pool = thread_pool(args.jobs)?;
+    let runs = replay_each(&kinds, &load, &ReplayConfig { config, options, verify: args.verify }, &pool)?;
     out!("{}", table(&runs, args.trim))?;
     compare_schedules(&runs)?;
     print_schedule(&runs, &load, options.mode)?;
@@ -317,11 +313,16 @@ fn print_setup(args: &Args, info: &TraceInfo, load: &Workload, options: &Options
     Ok(())
 }
 
-/// Replays `load` on each of `kinds`, `jobs` at a time, each with a progress bar while it
-/// runs; the runs come back in the order of `kinds`. With several kinds, one that cannot
-/// take the configuration is skipped, saying why; alone, it is an error that says which
-/// flags change it.
-fn replay_each(kinds: &[Kind], load: &Workload, setup: &ReplayConfig, jobs: usize) -> Result<Vec<Run>> {
+/// Replays `load` on each of `kinds`, as many at a time as `pool` has threads, each with
+/// a progress bar while it runs; the runs come back in the order of `kinds`. With several
+/// kinds, one that cannot take the configuration is skipped, saying why; alone, it is an
+/// error that says which flags change it.
+fn replay_each(
+    kinds: &[Kind],
+    load: &Workload,
+    setup: &ReplayConfig,
+    pool: &rayon::ThreadPool,
+) -> Result<Vec<Run>> {
     let mut runnable = Vec::new();
     for &kind in kinds {
         match (kinds.len() > 1, kind.build(load.capacity, kind.config_for(setup.config))) {
@@ -342,8 +343,6 @@ fn replay_each(kinds: &[Kind], load: &Workload, setup: &ReplayConfig, jobs: usiz
     let style = ProgressStyle::with_template("{prefix:>9} [{bar:30}] {pos}/{len} jobs {per_sec} eta {eta}")?
         .progress_chars("=> ");
     let bars = MultiProgress::new();
-    let pool =
-        rayon::ThreadPoolBuilder::new().num_threads(jobs).build().context("cannot start the threads")?;
     let runs: Vec<_> = pool.install(|| {
         runnable
             .par_iter()

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::commands::command_line;
+use crate::commands::{command_line, thread_pool, MAX_JOBS};
 use anyhow::{bail, Result};
 use clap::builder::PossibleValuesParser;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -68,6 +68,10 @@ pub struct Args {
     /// The folder for the figures' results (`rspb-figures.json`) and report.
     #[arg(long, requires = "figure")]
     out: Option<PathBuf>,
+    /// With --figure: run this many of the sweeps' points and seeds at once [default: one
+    /// per core]. The results are the same whatever the number.
+    #[arg(short = 'j', long, requires = "figure", value_parser = clap::value_parser!(u16).range(1..=MAX_JOBS))]
+    jobs: Option<u16>,
 }
 
 const ALL: (&str, &str) = ("all", "every structure, failing unless their decisions are identical");
@@ -208,10 +212,11 @@ fn run_figures(args: &Args, out: &Path) -> Result<()> {
         ProgressStyle::with_template("{bar:30} {pos}/{len} figures {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    let pool = thread_pool(args.jobs)?;
     let mut results = Vec::new();
     for figure in chosen {
         bar.set_message(format!("Fig {}", figure.id));
-        results.push(run_figure(figure, args.seed, args.seeds, kind, args.verify)?);
+        results.push(pool.install(|| run_figure(figure, args.seed, args.seeds, kind, args.verify))?);
         bar.inc(1);
     }
     bar.finish_and_clear();

@@ -4,6 +4,7 @@
 //! 95 % confidence interval. The thesis gives each sweep's range, not its steps; the
 //! steps are ours.
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use structures::{Kind, Time};
 
@@ -284,22 +285,35 @@ pub fn run_figure(
         });
     };
     let algorithms = Algorithm::of_chapter(figure.chapter());
-    let mut series: Vec<Series> =
-        algorithms.iter().map(|a| Series { algorithm: a.name().to_owned(), points: Vec::new() }).collect();
-    for (x, params) in &figure.points {
-        let mut samples: Vec<Vec<(Metrics, f64)>> = vec![Vec::new(); algorithms.len()];
-        for seed in first..last {
-            let workload = params
+    // Every (point, seed) is independent: they run on rayon's threads (the caller's pool),
+    // and come back in order, so the means and intervals are summed as in a serial run.
+    let runs: Vec<(usize, u64)> =
+        (0..figure.points.len()).flat_map(|p| (first..last).map(move |seed| (p, seed))).collect();
+    let samples: Vec<Vec<(Metrics, f64)>> = runs
+        .par_iter()
+        .map(|&(p, seed)| {
+            let workload = figure.points[p]
+                .1
                 .workload(seed)
                 .map_err(|e| RspbError::Params { figure: figure.id, why: e.to_string() })?;
-            for (a, algorithm) in algorithms.iter().enumerate() {
-                let r = run(*algorithm, &workload, kind, verify)?;
-                let m = Metrics::new(&workload, &r.decisions);
-                samples[a].push((m, r.ops as f64 / m.requests.max(1) as f64));
-            }
-        }
-        for (s, sample) in series.iter_mut().zip(&samples) {
-            let mut point = Point::of(*x, sample);
+            algorithms
+                .iter()
+                .map(|&algorithm| {
+                    let r = run(algorithm, &workload, kind, verify)?;
+                    let m = Metrics::new(&workload, &r.decisions);
+                    Ok((m, r.ops as f64 / m.requests.max(1) as f64))
+                })
+                .collect()
+        })
+        .collect::<Result<_, RspbError>>()?;
+    let mut series: Vec<Series> =
+        algorithms.iter().map(|a| Series { algorithm: a.name().to_owned(), points: Vec::new() }).collect();
+    let per_point = usize::try_from(seeds).unwrap_or(usize::MAX);
+    for ((x, _), point_samples) in figure.points.iter().zip(samples.chunks(per_point)) {
+        for (a, s) in series.iter_mut().enumerate() {
+            let sample: Vec<(Metrics, f64)> =
+                point_samples.iter().map(|by_algorithm| by_algorithm[a]).collect();
+            let mut point = Point::of(*x, &sample);
             // A request-count sweep is plotted against the requests created.
             if figure.x_requests {
                 point.x = point.requests.mean;

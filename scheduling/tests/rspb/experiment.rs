@@ -154,6 +154,18 @@ fn a_figure_runs_every_algorithm_of_its_chapter_on_the_same_workloads() {
     }
 }
 
+/// The points and seeds run on the caller's rayon pool; one thread or several, the
+/// results are the same.
+#[test]
+fn a_figure_gives_the_same_results_on_one_thread_or_several() {
+    let f = small_4_4();
+    let on = |threads| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| run_figure(&f, 1, 4, Kind::RbTree, false).unwrap())
+    };
+    assert_eq!(on(1), on(3));
+}
+
 #[test]
 fn a_request_count_sweep_is_plotted_against_the_requests_created() {
     let mut f = figure("4.3");
