@@ -326,6 +326,14 @@ fn verify_external_catches_the_planted_bug_and_prints_how_to_replay_it() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// The child command runs in a shell: an assignment before a nested `sh -c` works.
+#[test]
+fn verify_external_runs_a_command_with_an_assignment_and_a_nested_shell() {
+    let command = format!("PEER=x sh -c \"{}\"", adapter("naive.py"));
+    let (ok, out, err) = resbench(&["verify", "--external", &command, "--source", "random", "--ops", "300"]);
+    assert!(ok && out.contains("divergences: 0"), "{out}{err}");
+}
+
 #[test]
 fn verify_external_refuses_a_version_mismatch_clearly() {
     let script = "import json, sys; sys.stdin.readline(); \

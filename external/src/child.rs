@@ -1,17 +1,19 @@
-//! The child process behind the protocol: spawned with `sh -c 'exec CMD'`, fed through
-//! a writer thread and read through a reader thread, so that a child that stops reading
-//! or never answers costs a timeout, not a hang. Its stderr is kept as a bounded tail for
-//! crash reports. Dropping a [`Child`] kills it and collects its exit status, so no
-//! process is left behind.
+//! The child process behind the protocol: spawned with `sh -c CMD` in a process group
+//! of its own, fed through a writer thread and read through a reader thread, so that a
+//! child that stops reading or never answers costs a timeout, not a hang. Its stderr is
+//! kept as a bounded tail for crash reports. Closing or dropping a [`Child`] kills its
+//! whole group and collects the shell's exit status, so no process is left behind.
 
 use std::collections::VecDeque;
 use std::io::{BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
 use std::process::{ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use rustix::process::{kill_process_group, Pid, Signal};
 use traces::limits::{self, Line};
 
 /// The bytes of the child's stderr kept for reports (its last ones).
@@ -81,12 +83,16 @@ pub struct Child {
     to_child: Option<Sender<String>>,
     from_child: Receiver<Received>,
     stderr: Arc<Mutex<Tail>>,
+    /// Whether its group has been killed and the shell reaped: then its ids may belong
+    /// to another process, and nothing more is sent to them.
+    ended: bool,
 }
 
 impl Child {
-    /// Starts `command` under `sh -c 'exec …'` (so a simple command is the child itself)
-    /// with piped stdin, stdout and stderr. Lines longer than `max_line` bytes are
-    /// refused.
+    /// Starts `command` under `sh -c` (so assignments such as `PEER=x cmd`, `cd X && cmd`
+    /// and pipelines work), as the leader of a new process group, so that everything it
+    /// starts can be killed with it; with piped stdin, stdout and stderr. Lines longer
+    /// than `max_line` bytes are refused.
     ///
     /// # Errors
     /// [`ChildError::Spawn`] when `sh` cannot be started. A command that does not exist
@@ -97,7 +103,8 @@ impl Child {
     pub fn spawn(command: &str, max_line: usize) -> Result<Child, ChildError> {
         let mut process = Command::new("sh")
             .arg("-c")
-            .arg(format!("exec {command}"))
+            .arg(command)
+            .process_group(0)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -122,6 +129,7 @@ impl Child {
             to_child: Some(to_child),
             from_child,
             stderr: tail,
+            ended: false,
         })
     }
 
@@ -130,7 +138,7 @@ impl Child {
         &self.command
     }
 
-    /// Its process id.
+    /// The shell's process id, which is also its process group's.
     pub fn id(&self) -> u32 {
         self.process.id()
     }
@@ -213,20 +221,43 @@ impl Child {
         }
     }
 
-    /// Kills the child and collects its exit status.
+    /// Kills the child's whole group and collects the shell's exit status.
     fn kill(&mut self) -> Option<ExitStatus> {
         self.to_child = None;
-        // Killing a child that has already exited is harmless; `wait` reaps it either way.
+        if self.ended {
+            return None;
+        }
+        self.kill_group();
+        // Killing a shell that has already exited is harmless; `wait` reaps it either way.
         let _ = self.process.kill();
-        self.process.wait().ok()
+        let status = self.process.wait().ok();
+        self.ended = true;
+        status
     }
 
-    /// Closes its stdin, gives it a moment to exit by itself, kills it if it has not,
-    /// and returns its exit status: after this no process is left.
+    /// Sends SIGKILL to every process of the child's group: what the command started,
+    /// however deep, and whatever it left running after the shell exited.
+    fn kill_group(&self) {
+        if let Some(group) = i32::try_from(self.process.id()).ok().and_then(Pid::from_raw) {
+            // No process left in the group is the usual case, not an error.
+            let _ = kill_process_group(group, Signal::KILL);
+        }
+    }
+
+    /// Closes its stdin, gives it a moment to exit by itself, kills its group (and the
+    /// shell, if it has not exited), and returns the shell's exit status: after this no
+    /// process of its group is left running.
     pub fn close(mut self) -> Option<ExitStatus> {
         self.to_child = None;
-        match self.exit_status(GRACE) {
-            Some(status) => Some(status),
+        let status = self.exit_status(GRACE);
+        // The shell was reaped just now, so its group id is not yet another's: process
+        // ids are handed out in turn, and reused only after millions.
+        self.kill_group();
+        match status {
+            Some(status) => {
+                self.ended = true;
+                Some(status)
+            }
             None => self.kill(),
         }
     }

@@ -55,7 +55,7 @@ pub enum StartError {
 /// A command that speaks the protocol, and the bounds it is held to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct External {
-    /// The shell command, run as `sh -c 'exec COMMAND'`.
+    /// The shell command, run as `sh -c COMMAND` in a process group of its own.
     pub command: String,
     /// Its bounds.
     pub limits: Limits,

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use external::child::{Child, ChildError, STDERR_TAIL};
 
-use super::gone;
+use super::{gone, group_left};
 
 const WAIT: Duration = Duration::from_secs(5);
 
@@ -102,4 +102,32 @@ fn a_child_that_never_reads_does_not_block_the_sender() {
         child.receive(Duration::from_millis(100), "--timeout-ms"),
         Err(ChildError::Timeout { .. })
     ));
+}
+
+#[test]
+fn a_command_runs_in_a_shell_so_assignments_and_cd_work() {
+    for command in ["PEER=x cat", "cd / && cat", "PEER=x sh -c 'cat'"] {
+        let mut child = Child::spawn(command, 1024).unwrap();
+        child.send("hello".into());
+        assert_eq!(child.receive(WAIT, "--timeout-ms").unwrap(), "hello", "{command}");
+        assert!(child.close().is_some_and(|s| s.success()), "{command}");
+    }
+}
+
+/// What the shell started, however deep, dies with it: on a timeout, on drop, and on a
+/// close that finds something still running after the shell exited.
+#[test]
+fn no_process_of_the_child_s_group_survives() {
+    let mut child = Child::spawn("sleep 60 & sh -c 'sleep 60 & sleep 60'", 1024).unwrap();
+    let group = child.id();
+    assert!(child.receive(Duration::from_millis(300), "--timeout-ms").is_err());
+    assert_eq!(group_left(group), Vec::<u32>::new(), "after a timeout");
+    let child = Child::spawn("sh -c 'sleep 60' & cat", 1024).unwrap();
+    let group = child.id();
+    drop(child);
+    assert_eq!(group_left(group), Vec::<u32>::new(), "after a drop");
+    let child = Child::spawn("sleep 60 & exit 0", 1024).unwrap();
+    let group = child.id();
+    assert!(child.close().is_some_and(|s| s.success()));
+    assert_eq!(group_left(group), Vec::<u32>::new(), "after a close");
 }

@@ -47,6 +47,50 @@ pub fn gone(pid: u32) -> bool {
     !Path::new(&format!("/proc/{pid}")).exists()
 }
 
+/// Whether process `pid`, started by the child's shell, has ended: it no longer exists,
+/// or is a zombie that init has yet to reap (after up to 2 s for a kill to land).
+pub fn ended(pid: u32) -> bool {
+    // A process of the child's group other than the shell is reaped by init once killed,
+    // so it may stay a zombie for a moment; a zombie runs nothing.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|stat| Some(stat.rsplit_once(')')?.1.split_whitespace().next()?.to_owned()));
+        if state.as_deref().is_none_or(|s| s == "Z") {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// The processes of group `group` still running (zombies, killed and waiting for their
+/// parent or init to reap them, are not), after giving SIGKILL up to 2 s to land.
+pub fn group_left(group: u32) -> Vec<u32> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        let left: Vec<u32> = std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                // `pid (comm) state ppid pgrp ...`: comm may hold spaces and parentheses.
+                let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
+                let Some((_, rest)) = stat.rsplit_once(')') else { return false };
+                let fields: Vec<&str> = rest.split_whitespace().collect();
+                fields.first() != Some(&"Z")
+                    && fields.get(2).and_then(|g| g.parse::<u32>().ok()) == Some(group)
+            })
+            .collect();
+        if left.is_empty() || std::time::Instant::now() >= deadline {
+            return left;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// A fresh, empty directory under the system's temporary one.
 pub fn temp_dir(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("resbench-external-{name}-{}", std::process::id()));

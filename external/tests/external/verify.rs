@@ -11,7 +11,7 @@ use external::{Class, External, Limits, StartError};
 use oracle::{OpKind, Scenario};
 use structures::Config;
 
-use super::{example, external, faulty, gone, temp_dir};
+use super::{ended, example, external, faulty, temp_dir};
 
 #[test]
 fn the_correct_adapter_passes_10000_random_ops_the_kth_trace_and_the_boundaries() {
@@ -140,7 +140,7 @@ fn handshake_failures_are_clear_errors_and_leave_no_process() {
         assert!(started.elapsed() < Duration::from_secs(8), "{name}: {:?}", started.elapsed());
         assert!(err.to_string().contains(says), "{name}: {err}");
         let pid: u32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
-        assert!(gone(pid), "{name}: the child was not reaped");
+        assert!(ended(pid), "{name}: the child was not killed");
     }
 }
 
