@@ -334,6 +334,22 @@ fn verify_external_runs_a_command_with_an_assignment_and_a_nested_shell() {
     assert!(ok && out.contains("divergences: 0"), "{out}{err}");
 }
 
+/// A stream the child refuses whole fails a default run, naming it and how to fix it,
+/// and passes with --allow-skip.
+#[test]
+fn verify_external_fails_on_a_stream_it_could_not_check_unless_allowed() {
+    let faulty =
+        format!("python3 {}/external/tests/support/faulty_adapter.py unslotted", env!("CARGO_MANIFEST_DIR"));
+    let args = ["verify", "--external", &faulty, "--ops", "300", "--limit", "200"];
+    let (ok, out, err) = resbench(&args);
+    assert!(!ok, "{out}");
+    assert!(out.contains("trace: not checked: the child refused"), "{out}");
+    assert!(err.contains("not checked: trace: ") && err.contains("(try --slot 1)"), "{err}");
+    assert!(err.contains("pass --allow-skip"), "{err}");
+    let (ok, out, err) = resbench(&[&args[..], &["--allow-skip"]].concat());
+    assert!(ok && out.contains("divergences: 0"), "{out}{err}");
+}
+
 #[test]
 fn verify_external_refuses_a_version_mismatch_clearly() {
     let script = "import json, sys; sys.stdin.readline(); \

@@ -113,6 +113,37 @@ pub struct Column {
     pub thorough: bool,
     /// Ops per class.
     pub counts: BTreeMap<Class, u64>,
+    /// Cases the child refused at the handshake.
+    pub refused: usize,
+    /// Why it refused the first of them, and that case's slot width.
+    pub first_refusal: Option<(String, structures::Time)>,
+    /// Whether the stream stopped at its bound on divergences.
+    pub stopped: bool,
+}
+
+impl Column {
+    /// Ops classed.
+    pub fn ops(&self) -> u64 {
+        self.counts.values().sum()
+    }
+
+    /// Why the stream checked no op, or `None` when it checked some.
+    pub fn unchecked(&self) -> Option<String> {
+        if self.ops() > 0 {
+            return None;
+        }
+        Some(match &self.first_refusal {
+            // A child that takes only 1-second slots declines the trace stream's wider ones.
+            Some((why, slot)) if *slot > 1 => format!(
+                "the child refused its {} case(s) at the handshake (first: {why}), at {slot}-second slots (try --slot 1)",
+                self.refused
+            ),
+            Some((why, _)) => {
+                format!("the child refused its {} case(s) at the handshake (first: {why})", self.refused)
+            }
+            None => "it has no op the child answers".to_owned(),
+        })
+    }
 }
 
 /// What a verification found.
@@ -130,8 +161,6 @@ pub struct Summary {
     pub refused: Vec<String>,
     /// Every divergence, in order.
     pub found: Vec<Found>,
-    /// Whether it stopped at the bound on divergences.
-    pub stopped: bool,
 }
 
 impl Summary {
@@ -142,13 +171,19 @@ impl Summary {
 
     /// Ops classed, in every stream.
     pub fn ops(&self) -> u64 {
-        self.columns.iter().flat_map(|c| c.counts.values()).sum()
+        self.columns.iter().map(Column::ops).sum()
+    }
+
+    /// Whether some stream stopped at its bound on divergences.
+    pub fn stopped(&self) -> bool {
+        self.columns.iter().any(|c| c.stopped)
     }
 }
 
 /// Runs every case of every stream, each on a fresh child; a diverging case is
-/// abandoned at its divergence (the two states may differ from there on) and the run
-/// stops once `max_divergences` cases have diverged.
+/// abandoned at its divergence (the two states may differ from there on), and a stream
+/// stops once `max_divergences` of its cases have diverged, so each stream has a budget
+/// of its own.
 ///
 /// # Errors
 /// A child that cannot be started or fails its handshake (other than refusing a
@@ -159,17 +194,23 @@ pub fn verify(
     max_divergences: usize,
 ) -> Result<Summary, StartError> {
     let mut summary = Summary::default();
-    'streams: for stream in streams {
+    for stream in streams {
         let mut column = Column {
             name: stream.name,
             about: stream.about.clone(),
             cases: 0,
             thorough: false,
             counts: BTreeMap::new(),
+            refused: 0,
+            first_refusal: None,
+            stopped: false,
         };
+        let mut diverged = 0;
         for (i, case) in stream.cases.iter().enumerate() {
             let run = match run_case(external, case.scenario, &case.ops, stream.thorough) {
                 Err(StartError::Handshake(HandshakeError::Refused(why))) => {
+                    column.refused += 1;
+                    column.first_refusal.get_or_insert_with(|| (why.clone(), case.scenario.config.slot));
                     summary.refused.push(why);
                     continue;
                 }
@@ -188,10 +229,10 @@ pub fn verify(
             if let Some(step) = run.divergence {
                 let (stream, scenario, thorough) = (stream.name, case.scenario, run.thorough);
                 summary.found.push(Found { stream, case: i + 1, scenario, thorough, ops: run.sent, step });
-                if summary.found.len() >= max_divergences {
-                    summary.stopped = true;
-                    summary.columns.push(column);
-                    break 'streams;
+                diverged += 1;
+                if diverged >= max_divergences {
+                    column.stopped = true;
+                    break;
                 }
             }
         }
@@ -301,7 +342,11 @@ impl fmt::Display for Summary {
             } else {
                 "answers compared after every op (not the whole free space)"
             };
-            writeln!(f, "{}: {}; cases run: {}; {compared}", c.name, c.about, c.cases)?;
+            let stopped = if c.stopped { "; stopped at its bound of divergences" } else { "" };
+            writeln!(f, "{}: {}; cases run: {}; {compared}{stopped}", c.name, c.about, c.cases)?;
+            if let Some(why) = c.unchecked() {
+                writeln!(f, "{}: not checked: {why}", c.name)?;
+            }
         }
         let skipped: Vec<String> = self.skipped.iter().map(|(k, n)| format!("{k} {n}")).collect();
         let skipped = if skipped.is_empty() { "none".to_owned() } else { skipped.join(", ") };
@@ -324,8 +369,11 @@ impl fmt::Display for Summary {
             }
             writeln!(f, " {total:>9}")?;
         }
-        let stopped =
-            if self.stopped { " (stopped at the bound; raise it with --max-divergences)" } else { "" };
+        let stopped = if self.stopped() {
+            " (a stream stopped at its bound; raise it with --max-divergences)"
+        } else {
+            ""
+        };
         writeln!(f, "divergences: {}{stopped}", self.divergences())
     }
 }

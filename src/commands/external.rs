@@ -78,9 +78,13 @@ pub struct Common {
 pub struct VerifyArgs {
     #[command(flatten)]
     common: Common,
-    /// Stop once this many cases have diverged.
+    /// Stop a stream once this many of its cases have diverged.
     #[arg(long, default_value_t = 10)]
     max_divergences: usize,
+    /// Pass even when a stream checked no op (the child refused all its cases, say);
+    /// without it such a stream fails the run.
+    #[arg(long)]
+    allow_skip: bool,
     /// The most attempts (each a fresh child) shrinking may make.
     #[arg(long, default_value_t = 1_000)]
     shrink_attempts: usize,
@@ -173,11 +177,14 @@ pub fn run_verify(args: &VerifyArgs) -> Result<()> {
     let summary = verify(&external, &streams, args.max_divergences.max(1))
         .with_context(|| format!("the child `{}`", external.command))?;
     out!("{summary}")?;
+    let unchecked: Vec<String> =
+        summary.columns.iter().filter_map(|c| Some(format!("{}: {}", c.name, c.unchecked()?))).collect();
     if summary.ops() == 0 {
-        bail!(
-            "no op was checked: {}",
-            summary.refused.first().map_or("the streams are empty", String::as_str)
-        );
+        let why = if unchecked.is_empty() { "there are no streams".to_owned() } else { unchecked.join("; ") };
+        bail!("no op was checked: {why}");
+    }
+    if !unchecked.is_empty() && !args.allow_skip {
+        bail!("not checked: {} (pass --allow-skip to accept that)", unchecked.join("; "));
     }
     let Some(first) = summary.found.first() else { return Ok(()) };
     out!("first divergence, {first}")?;

@@ -156,3 +156,32 @@ fn a_child_that_refuses_a_scenario_has_that_case_skipped_and_counted() {
     let scenario = Scenario { capacity: 1, config: Config::default() };
     assert!(matches!(run_case(&bad, scenario, &[], true), Err(StartError::Child(_))));
 }
+
+/// Each stream has its own budget of divergences: the first stream's divergences do not
+/// keep the second from running, and each stops at its own bound.
+#[test]
+fn each_stream_stops_at_its_own_bound_of_divergences() {
+    let buggy = external(&example("buggy.py"));
+    let summary = verify(&buggy, &[random(2_000, 100, 1), random(2_000, 100, 2)], 2).unwrap();
+    // Before, the first stream used the whole budget and the second never ran.
+    assert_eq!(summary.columns.len(), 2, "{summary}");
+    assert_eq!(summary.found.len(), 4, "{summary}");
+    assert!(summary.columns.iter().all(|c| c.stopped), "{summary}");
+    assert!(summary.to_string().contains("stopped at its bound of divergences"), "{summary}");
+}
+
+/// A stream whose every case the child refuses checked nothing: it says so, with a hint
+/// when the child wants 1-second slots, and the other streams still count.
+#[test]
+fn a_stream_the_child_refuses_whole_is_reported_as_not_checked() {
+    let (name, load) = read_trace(None, None, Some(200)).unwrap();
+    let streams = [random(500, 100, 1), trace(&name, &load, Config { slot: 300, horizon: None }).unwrap()];
+    let summary = verify(&external(&faulty("unslotted", 0)), &streams, 1).unwrap();
+    assert!(summary.columns[0].ops() > 0 && summary.columns[0].unchecked().is_none(), "{summary}");
+    let why = summary.columns[1].unchecked().expect("the trace stream checked nothing");
+    assert!(
+        why.contains("refused its 1 case(s)") && why.contains("300-second slots (try --slot 1)"),
+        "{why}"
+    );
+    assert!(summary.to_string().contains("trace: not checked: the child refused"), "{summary}");
+}

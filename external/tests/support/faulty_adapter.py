@@ -7,6 +7,7 @@ correctly; from then on MODE decides:
   hang     never answers                  long   a line of 2 MB
   wrong    "done" to every op             kind   refusals give only their error kind
   only     supports check, allocate and advance only (answers them correctly)
+  unslotted refuses every index with slots wider than 1 s at the handshake
 """
 
 import json
@@ -49,6 +50,10 @@ def answer(index, op, seen):
 
 
 hello = json.loads(sys.stdin.readline())
+if MODE == "unslotted" and hello["slot"] > 1:
+    error = f"slot {hello['slot']}: this index takes 1-second slots only"
+    print(json.dumps({"protocol": naive.PROTOCOL, "version": naive.VERSION, "error": error}), flush=True)
+    sys.exit(0)
 index = naive.Naive(hello["capacity"], hello["slot"], hello["horizon"])
 welcome = {"protocol": naive.PROTOCOL, "version": naive.VERSION, "name": f"faulty-{MODE}", "supports": OPS}
 print(json.dumps(welcome), flush=True)
