@@ -305,9 +305,16 @@ fn verify_external_catches_the_planted_bug_and_prints_how_to_replay_it() {
         dir.to_str().unwrap(),
     ];
     let (ok, out, err) = resbench(&args);
-    assert!(!ok && err.contains("verify found 1 diverging case(s)"), "{err}");
-    assert!(out.contains("first divergence, different answers: random stream"), "{out}");
-    let file = dir.join("random-different-answers.ops");
+    assert!(!ok && err.contains("verify found 1 diverging case(s), 1 symptom(s) shown"), "{err}");
+    assert!(
+        out.contains("symptom 1 of 1: different answers on earliest (start), first in different answers: random stream"),
+        "{out}"
+    );
+    assert!(
+        dir.join("divergences.json").exists()
+            && dir.join("random-different-answers-earliest-start.original.ops").exists()
+    );
+    let file = dir.join("random-different-answers-earliest-start.ops");
     let ops = std::fs::read_to_string(&file).unwrap();
     assert!((1..=10).contains(&ops.lines().count()), "{ops}");
     // The printed oracle command's scenario, reused for the protocol replay.
@@ -318,11 +325,48 @@ fn verify_external_catches_the_planted_bug_and_prints_how_to_replay_it() {
     let file = file.to_str().unwrap();
     let replay = [&["verify", "--external", &buggy, "--replay", file][..], &scenario].concat();
     let (ok, out, err) = resbench(&replay);
-    assert!(!ok && out.contains("first divergence, different answers: replay stream"), "{out}{err}");
+    assert!(!ok && out.contains("first in different answers: replay stream"), "{out}{err}");
     let naive = adapter("naive.py");
     let replay = [&["verify", "--external", &naive, "--replay", file][..], &scenario].concat();
     let (ok, out, err) = resbench(&replay);
     assert!(ok && out.contains("divergences: 0"), "{out}{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Two planted bugs of different symptoms: both listed, each shrunk to a reproducer that
+/// ends in its own symptom; `--op` keeps one.
+#[test]
+fn verify_external_shows_and_shrinks_each_symptom_of_two_bugs() {
+    let dir = std::env::temp_dir().join(format!("resbench-cli-symptoms-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let two = adapter("two_bugs.py");
+    let args =
+        ["verify", "--external", &two, "--source", "random", "--ops", "2000", "--out", dir.to_str().unwrap()];
+    let (ok, out, err) = resbench(&args);
+    assert!(!ok && err.contains("2 symptom(s) shown"), "{out}{err}");
+    for (symptom, file, last) in [
+        ("different answers on check (free ids)", "random-different-answers-check-free-ids.ops", "\"check\""),
+        (
+            "different answers on earliest (start)",
+            "random-different-answers-earliest-start.ops",
+            "\"earliest\"",
+        ),
+    ] {
+        assert!(out.contains(&format!(": {symptom}, first in ")), "{symptom}: {out}");
+        let ops = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(ops.lines().last().unwrap().contains(last), "{file}: {ops}");
+        assert!(ops.lines().count() <= 10, "{file}: {ops}");
+    }
+    let listed: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("divergences.json")).unwrap()).unwrap();
+    let symptoms: std::collections::BTreeSet<&str> =
+        listed.as_array().unwrap().iter().map(|c| c["symptom"].as_str().unwrap()).collect();
+    assert_eq!(symptoms.len(), 2, "{listed}");
+    let (ok, out, err) = resbench(&[&args[..], &["--op", "earliest"]].concat());
+    assert!(
+        !ok && err.contains("1 symptom(s) shown") && !out.contains("on check (free ids), first in"),
+        "{out}{err}"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 

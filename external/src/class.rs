@@ -60,6 +60,20 @@ impl Class {
         }
     }
 
+    /// How options and file names spell it: the label with hyphens for spaces.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Class::Agree => "both-agree",
+            Class::SameRefusal => "both-refuse-with-the-same-kind",
+            Class::OnlyChildRefuses => "only-the-child-refuses",
+            Class::OnlyOracleRefuses => "only-the-oracle-refuses",
+            Class::DifferentAnswers => "different-answers",
+            Class::ProtocolError => "protocol-error",
+            Class::Crash => "child-crash",
+            Class::Timeout => "timeout",
+        }
+    }
+
     /// Whether it is a divergence (everything but the two kinds of agreement).
     pub fn is_divergence(self) -> bool {
         !matches!(self, Class::Agree | Class::SameRefusal)
@@ -92,6 +106,35 @@ pub struct Step {
     pub child: Option<String>,
     /// The oracle's outcome (for a divergence the driver reported).
     pub oracle: Option<Outcome>,
+    /// For a divergence the driver reported, the part of the answer that differs
+    /// ([`differing_field`]); empty otherwise.
+    pub field: &'static str,
+}
+
+/// Which part of the answers differs: with the class and the op, what tells one bug's
+/// symptom from another's.
+pub fn differing_field(kind: &Disagreement, got: &Outcome, expected: &Outcome) -> &'static str {
+    match kind {
+        Disagreement::StateDiffers { .. } => "free space",
+        Disagreement::ErrorsDiffer => match (got, expected) {
+            (Outcome::Failed(a), Outcome::Failed(b)) if error_kind(a) != error_kind(b) => "error kind",
+            _ => "error detail",
+        },
+        Disagreement::OnlyStructureFailed | Disagreement::OnlyOracleFailed => "refusal",
+        Disagreement::Invalid(_) => "validate",
+        Disagreement::CostOutOfBounds(_) => "cost",
+        Disagreement::AnswersDiffer => match (got, expected) {
+            (Outcome::Free(a), Outcome::Free(b)) if a.is_some() != b.is_some() => "fits",
+            (Outcome::Free(_), Outcome::Free(_)) => "free ids",
+            (Outcome::Start(Some(a)), Outcome::Start(Some(b))) if a.start != b.start => "start",
+            (Outcome::Start(Some(a)), Outcome::Start(Some(b))) if a.end != b.end => "end",
+            (Outcome::Start(Some(_)), Outcome::Start(Some(_))) => "free ids",
+            (Outcome::Start(_), Outcome::Start(_)) => "found",
+            (Outcome::Frames(a), Outcome::Frames(b)) if a.len() != b.len() => "frame count",
+            (Outcome::Frames(_), Outcome::Frames(_)) => "frames",
+            _ => "answer kind",
+        },
+    }
 }
 
 /// Applies `op` through `run` (whose structure is the child behind `link`) and classes
@@ -101,12 +144,18 @@ pub fn step(run: &mut Differential, link: &Link, op: Op) -> Step {
     if let Some(fault) = link.fault() {
         let oracle = result.err().map(|d| d.expected);
         // The last answer line was to an earlier op: the fault's message says what came.
-        return Step { class: Class::of_fault(&fault), what: fault.to_string(), child: None, oracle };
+        return Step {
+            class: Class::of_fault(&fault),
+            what: fault.to_string(),
+            child: None,
+            oracle,
+            field: "",
+        };
     }
     let divergence = match result {
         Ok(outcome) => {
             let class = if outcome.is_failure() { Class::SameRefusal } else { Class::Agree };
-            return Step { class, what: String::new(), child: None, oracle: None };
+            return Step { class, what: String::new(), child: None, oracle: None, field: "" };
         }
         Err(divergence) => divergence,
     };
@@ -116,7 +165,13 @@ pub fn step(run: &mut Differential, link: &Link, op: Op) -> Step {
     };
     let (class, what) = match &divergence.kind {
         Disagreement::ErrorsDiffer if same_kind && link.kind_only() => {
-            return Step { class: Class::SameRefusal, what: String::new(), child: None, oracle: None };
+            return Step {
+                class: Class::SameRefusal,
+                what: String::new(),
+                child: None,
+                oracle: None,
+                field: "",
+            };
         }
         Disagreement::ErrorsDiffer => {
             (Class::DifferentAnswers, "both refused, with different errors".to_owned())
@@ -136,5 +191,6 @@ pub fn step(run: &mut Differential, link: &Link, op: Op) -> Step {
         ),
         other => (Class::DifferentAnswers, format!("{other:?}")),
     };
-    Step { class, what, child: link.last_answer(), oracle: Some(divergence.expected) }
+    let field = differing_field(&divergence.kind, &divergence.got, &divergence.expected);
+    Step { class, what, child: link.last_answer(), oracle: Some(divergence.expected), field }
 }

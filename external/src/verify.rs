@@ -100,6 +100,54 @@ pub struct Found {
     pub step: Step,
 }
 
+/// What tells one bug from another: the class, the op that diverged and the part of its
+/// answer that differs. Shrinking keeps it, and each is shrunk once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Symptom {
+    /// The class.
+    pub class: Class,
+    /// The op that diverged.
+    pub op: Option<OpKind>,
+    /// What differs ([`crate::class::differing_field`]); empty for a child's failure.
+    pub field: &'static str,
+}
+
+impl Symptom {
+    /// A name for files: `different-answers-earliest-start`.
+    pub fn slug(&self) -> String {
+        let op = self.op.map_or("none", OpKind::name);
+        [self.class.slug(), op, self.field]
+            .iter()
+            .filter(|part| !part.is_empty())
+            .map(|part| part.replace(' ', "-"))
+            .collect::<Vec<_>>()
+            .join("-")
+    }
+}
+
+impl fmt::Display for Symptom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} on {}", self.class, self.op.map_or("no op", OpKind::name))?;
+        if !self.field.is_empty() {
+            write!(f, " ({})", self.field)?;
+        }
+        Ok(())
+    }
+}
+
+impl Found {
+    /// Its symptom.
+    pub fn symptom(&self) -> Symptom {
+        Symptom { class: self.step.class, op: self.ops.last().map(Op::kind), field: self.step.field }
+    }
+}
+
+/// The first case of each distinct symptom among `found`, in the order they were found.
+pub fn first_of_each_symptom<'a>(found: impl IntoIterator<Item = &'a Found>) -> Vec<&'a Found> {
+    let mut seen = BTreeSet::new();
+    found.into_iter().filter(|f| seen.insert(f.symptom())).collect()
+}
+
 /// One stream's column of the summary.
 #[derive(Debug, Clone)]
 pub struct Column {
@@ -242,12 +290,16 @@ pub fn verify(
 }
 
 /// Shrinks `found` by delta debugging: each attempt runs a candidate list on a fresh
-/// child, and counts when it diverges in the same class. At most `max_attempts`
+/// child, and counts only when it diverges with the same symptom (class, op and
+/// differing field), so a shrink never slides into another bug. At most `max_attempts`
 /// attempts.
 pub fn shrink(external: &External, found: &Found, max_attempts: usize) -> Shrunk<Op> {
+    let symptom = found.symptom();
     ddmin(found.ops.clone(), max_attempts, |ops| {
         let run = run_case(external, found.scenario, ops, found.thorough).ok()?;
-        run.divergence.filter(|step| step.class == found.step.class).map(|_| run.sent.len() - 1)
+        let step = run.divergence?;
+        let now = Symptom { class: step.class, op: run.sent.last().map(Op::kind), field: step.field };
+        (now == symptom).then(|| run.sent.len() - 1)
     })
 }
 
@@ -276,6 +328,30 @@ pub fn replay_commands(command: &str, scenario: Scenario, file: &Path) -> [Strin
         format!("resbench ops --structure oracle {args} < {file}"),
         format!("resbench verify --external {} --replay {file} {args}", quote(command)),
     ]
+}
+
+/// Every diverging case as JSON, for `divergences.json`: stream, case, the op's index
+/// (from 1), the symptom's parts and the scenario.
+pub fn divergences_json(found: &[Found]) -> serde_json::Value {
+    let cases: Vec<serde_json::Value> = found
+        .iter()
+        .map(|f| {
+            let symptom = f.symptom();
+            serde_json::json!({
+                "stream": f.stream,
+                "case": f.case,
+                "op_index": f.ops.len(),
+                "class": symptom.class.label(),
+                "op": symptom.op.map(OpKind::name),
+                "field": symptom.field,
+                "symptom": symptom.slug(),
+                "capacity": f.scenario.capacity,
+                "slot": f.scenario.config.slot,
+                "horizon": f.scenario.config.horizon,
+            })
+        })
+        .collect();
+    serde_json::Value::Array(cases)
 }
 
 /// An outcome as the `ops` answer format writes it.
@@ -368,6 +444,20 @@ impl fmt::Display for Summary {
                 write!(f, " {n:>9}")?;
             }
             writeln!(f, " {total:>9}")?;
+        }
+        if !self.found.is_empty() {
+            writeln!(f, "diverging cases ({}):", self.found.len())?;
+            writeln!(f, "  {:<9} {:>6} {:>7}  symptom", "stream", "case", "op")?;
+            for found in &self.found {
+                writeln!(
+                    f,
+                    "  {:<9} {:>6} {:>7}  {}",
+                    found.stream,
+                    found.case,
+                    found.ops.len(),
+                    found.symptom()
+                )?;
+            }
         }
         let stopped = if self.stopped() {
             " (a stream stopped at its bound; raise it with --max-divergences)"

@@ -6,10 +6,15 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
+use clap::builder::PossibleValuesParser;
 use external::boundary::boundary;
 use external::streams::{random, read_ops, read_trace, trace, Case, Stream};
-use external::verify::{op_line, record_line, replay_commands, run_case, shrink, verify, Found};
-use external::{bench, External, Limits};
+use external::verify::{
+    divergences_json, first_of_each_symptom, op_line, record_line, replay_commands, run_case, shrink, verify,
+    Found,
+};
+use external::{bench, Class, External, Limits};
+use oracle::OpKind;
 use scheduling::replay::{horizon_for, Mode, Options};
 use structures::{Config, Kind};
 
@@ -85,6 +90,12 @@ pub struct VerifyArgs {
     /// without it such a stream fails the run.
     #[arg(long)]
     allow_skip: bool,
+    /// List and shrink only the divergences of this class.
+    #[arg(long, value_parser = PossibleValuesParser::new(class_names()))]
+    class: Option<String>,
+    /// List and shrink only the divergences at this op.
+    #[arg(long, value_parser = PossibleValuesParser::new(OpKind::ALL.iter().map(|k| k.name())))]
+    op: Option<String>,
     /// The most attempts (each a fresh child) shrinking may make.
     #[arg(long, default_value_t = 1_000)]
     shrink_attempts: usize,
@@ -165,8 +176,13 @@ impl Common {
     }
 }
 
-/// Runs `verify`; an error (and a non-zero exit) on any divergence, after writing the
-/// shrunk reproducer.
+/// The divergence classes as `--class` spells them.
+fn class_names() -> impl Iterator<Item = &'static str> {
+    Class::ALL.into_iter().filter(|c| c.is_divergence()).map(Class::slug)
+}
+
+/// Runs `verify`; an error (and a non-zero exit) on any divergence, after writing every
+/// diverging case to `divergences.json` and one shrunk reproducer per symptom.
 pub fn run_verify(args: &VerifyArgs) -> Result<()> {
     let common = &args.common;
     let external = common.external(&common.external);
@@ -186,15 +202,31 @@ pub fn run_verify(args: &VerifyArgs) -> Result<()> {
     if !unchecked.is_empty() && !args.allow_skip {
         bail!("not checked: {} (pass --allow-skip to accept that)", unchecked.join("; "));
     }
-    let Some(first) = summary.found.first() else { return Ok(()) };
-    out!("first divergence, {first}")?;
-    if args.replay.is_none() {
-        report_shrunk(args, &external, first)?;
+    if summary.found.is_empty() {
+        return Ok(());
     }
-    bail!("verify found {} diverging case(s)", summary.divergences())
+    fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    let list = args.out.join("divergences.json");
+    let json = serde_json::to_string_pretty(&divergences_json(&summary.found))? + "\n";
+    fs::write(&list, json).with_context(|| format!("cannot write {}", list.display()))?;
+    outln!("every diverging case: {}", list.display())?;
+    let chosen = summary.found.iter().filter(|f| {
+        let symptom = f.symptom();
+        args.class.as_ref().is_none_or(|c| symptom.class.slug() == c)
+            && args.op.as_ref().is_none_or(|op| symptom.op.map(OpKind::name) == Some(op.as_str()))
+    });
+    let firsts = first_of_each_symptom(chosen);
+    for (k, found) in firsts.iter().enumerate() {
+        out!("symptom {} of {}: {}, first in {found}", k + 1, firsts.len(), found.symptom())?;
+        if args.replay.is_none() {
+            report_shrunk(args, &external, found)?;
+        }
+    }
+    bail!("verify found {} diverging case(s), {} symptom(s) shown", summary.divergences(), firsts.len())
 }
 
-/// Shrinks the first divergence, writes it as an ops file and prints how to replay it.
+/// Shrinks a divergence, keeping its symptom, writes the shrunk case and the original one
+/// as ops files, and prints how to replay the shrunk one.
 fn report_shrunk(args: &VerifyArgs, external: &External, first: &Found) -> Result<()> {
     let shrunk = shrink(external, first, args.shrink_attempts);
     let how = match (shrunk.reproduced, shrunk.exhausted) {
@@ -205,15 +237,19 @@ fn report_shrunk(args: &VerifyArgs, external: &External, first: &Found) -> Resul
         ),
         (true, false) => format!("{} attempts", shrunk.attempts),
     };
-    fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
-    let file = args.out.join(format!("{}-{}.ops", first.stream, first.step.class.label().replace(' ', "-")));
+    let name = format!("{}-{}", first.stream, first.symptom().slug());
+    let original = args.out.join(format!("{name}.original.ops"));
+    let text: String = first.ops.iter().map(|op| op_line(op) + "\n").collect();
+    fs::write(&original, &text).with_context(|| format!("cannot write {}", original.display()))?;
+    let file = args.out.join(format!("{name}.ops"));
     let text: String = shrunk.items.iter().map(|op| op_line(op) + "\n").collect();
     fs::write(&file, &text).with_context(|| format!("cannot write {}", file.display()))?;
     outln!(
-        "shrunk from {} to {} ops ({how}), written to {}:",
+        "shrunk from {} to {} ops ({how}), written to {} (the original case: {}):",
         first.ops.len(),
         shrunk.items.len(),
-        file.display()
+        file.display(),
+        original.display()
     )?;
     out!("{}", text.lines().map(|l| format!("  {l}\n")).collect::<String>())?;
     // The reproducer's own divergence, as the child and the oracle answer it now.
