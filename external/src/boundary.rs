@@ -26,7 +26,7 @@ pub fn boundary() -> Stream {
         "{} hand-written cases at the horizon, capacity and time edges, empty windows and zero counts",
         cases.len()
     );
-    Stream { name: "boundary", about, thorough: true, cases }
+    Stream { name: "boundary", about, thorough: true, goes_on: false, cases }
 }
 
 fn frame(start: Time, end: Time, free: RangeSet) -> TimeFrame {

@@ -98,6 +98,9 @@ pub struct Stream {
     /// Whether the driver compares the whole free space after every op (when the child
     /// answers `free_frames`); the trace stream is too long for that.
     pub thorough: bool,
+    /// Whether a case goes on past a divergence, on a fresh child brought to the oracle's
+    /// state: the trace stream, one long case, whose later ops would go unchecked.
+    pub goes_on: bool,
     /// Its cases.
     pub cases: Vec<Case>,
 }
@@ -157,7 +160,7 @@ pub fn random(ops: usize, case_ops: usize, seed: u64) -> Stream {
     }
     let about =
         format!("{ops} ops from the shared generators with swarm flags, in cases of {case_ops}, seed {seed}");
-    Stream { name: "random", about, thorough: true, cases }
+    Stream { name: "random", about, thorough: true, goes_on: false, cases }
 }
 
 /// Reads an SWF trace (the bundled KTH trace when `path` is `None`) into the requests
@@ -201,7 +204,7 @@ pub fn trace(name: &str, load: &Workload, config: Config) -> Result<Stream, Sour
         config.slot
     );
     let case = Case { scenario: Scenario { capacity: load.capacity, config }, ops };
-    Ok(Stream { name: "trace", about, thorough: false, cases: vec![case] })
+    Ok(Stream { name: "trace", about, thorough: false, goes_on: true, cases: vec![case] })
 }
 
 /// Reads an ops file (one op per line, blank lines skipped), as `resbench ops` reads

@@ -33,6 +33,13 @@ pub struct CaseRun {
     pub sent: Vec<Op>,
     /// The divergence that ended the case, if any.
     pub divergence: Option<Step>,
+    /// How many of the ops given were taken (sent or skipped): all of them, or up to and
+    /// including the diverging one.
+    pub taken: usize,
+    /// After a divergence, the ops that bring a fresh child to the oracle's state at
+    /// that point (`advance` to its present, `load_frames` of its free space), when the
+    /// child answers both.
+    pub resync: Option<Vec<Op>>,
     /// The child's exit status once closed.
     pub status: Option<ExitStatus>,
 }
@@ -50,6 +57,21 @@ pub fn run_case(
     ops: &[Op],
     thorough: bool,
 ) -> Result<CaseRun, StartError> {
+    run_case_after(external, scenario, &[], ops, thorough)
+}
+
+/// [`run_case`] after `preamble`: ops sent and compared first but not counted (a resync),
+/// though kept in `sent` so that a reproducer starts from the same state.
+///
+/// # Errors
+/// As [`run_case`].
+fn run_case_after(
+    external: &External,
+    scenario: Scenario,
+    preamble: &[Op],
+    ops: &[Op],
+    thorough: bool,
+) -> Result<CaseRun, StartError> {
     let (index, link) = external.start(scenario)?;
     let supports = link.supports();
     let thorough = thorough && supports.contains(&OpKind::FreeFrames);
@@ -63,9 +85,23 @@ pub fn run_case(
         skipped: BTreeMap::new(),
         sent: Vec::new(),
         divergence: None,
+        taken: 0,
+        resync: None,
         status: None,
     };
+    for op in preamble {
+        case.sent.push(op.clone());
+        let step = step(&mut run, &link, op.clone());
+        if step.class.is_divergence() {
+            // The child cannot take the state it is given: nothing after can be checked.
+            *case.counts.entry(step.class).or_default() += 1;
+            case.divergence = Some(step);
+            case.status = link.close();
+            return Ok(case);
+        }
+    }
     for op in ops {
+        case.taken += 1;
         if !case.supports.contains(&op.kind()) {
             *case.skipped.entry(op.kind()).or_default() += 1;
             continue;
@@ -75,12 +111,25 @@ pub fn run_case(
         *case.counts.entry(step.class).or_default() += 1;
         if step.class.is_divergence() {
             case.divergence = Some(step);
+            case.resync = resync(run.oracle(), &case.supports);
             break;
         }
     }
     drop(run);
     case.status = link.close();
     Ok(case)
+}
+
+/// The ops that bring a fresh index to `oracle`'s state, if the child answers them.
+fn resync(oracle: &oracle::Oracle, supports: &BTreeSet<OpKind>) -> Option<Vec<Op>> {
+    use structures::AvailabilityIndex;
+    if !supports.contains(&OpKind::Advance) || !supports.contains(&OpKind::LoadFrames) {
+        return None;
+    }
+    let now = oracle.now();
+    let limit = oracle.limit();
+    let frames = if now < limit { oracle.free_frames(now, limit).ok()? } else { Vec::new() };
+    Some(vec![Op::Advance { now }, Op::LoadFrames { frames }])
 }
 
 /// A divergence and where it happened.
@@ -94,8 +143,11 @@ pub struct Found {
     pub scenario: Scenario,
     /// Whether the whole state was compared.
     pub thorough: bool,
-    /// The ops sent, the diverging one last.
+    /// The ops sent, the diverging one last (after a resync, starting with the ops that
+    /// brought the child to the oracle's state).
     pub ops: Vec<Op>,
+    /// Where the diverging op is in the case's ops, counted from 1 (skipped ones too).
+    pub op_index: usize,
     /// What it came to.
     pub step: Step,
 }
@@ -167,6 +219,9 @@ pub struct Column {
     pub first_refusal: Option<(String, structures::Time)>,
     /// Whether the stream stopped at its bound on divergences.
     pub stopped: bool,
+    /// How often a divergence was passed by starting a fresh child from the oracle's
+    /// state ([`Stream::goes_on`]).
+    pub resynced: usize,
 }
 
 impl Column {
@@ -229,7 +284,9 @@ impl Summary {
 }
 
 /// Runs every case of every stream, each on a fresh child; a diverging case is
-/// abandoned at its divergence (the two states may differ from there on), and a stream
+/// abandoned at its divergence (the two states may differ from there on), unless its
+/// stream goes on ([`Stream::goes_on`]): then a fresh child is brought to the oracle's
+/// state and the case goes on after the diverging op. A stream
 /// stops once `max_divergences` of its cases have diverged, so each stream has a budget
 /// of its own.
 ///
@@ -252,35 +309,60 @@ pub fn verify(
             refused: 0,
             first_refusal: None,
             stopped: false,
+            resynced: 0,
         };
         let mut diverged = 0;
-        for (i, case) in stream.cases.iter().enumerate() {
-            let run = match run_case(external, case.scenario, &case.ops, stream.thorough) {
-                Err(StartError::Handshake(HandshakeError::Refused(why))) => {
-                    column.refused += 1;
-                    column.first_refusal.get_or_insert_with(|| (why.clone(), case.scenario.config.slot));
-                    summary.refused.push(why);
-                    continue;
+        'cases: for (i, case) in stream.cases.iter().enumerate() {
+            // Where in the case the next child starts, and the ops that bring it there.
+            let (mut start, mut preamble) = (0, Vec::new());
+            loop {
+                let ops = &case.ops[start..];
+                let run = match run_case_after(external, case.scenario, &preamble, ops, stream.thorough) {
+                    Err(StartError::Handshake(HandshakeError::Refused(why))) if start == 0 => {
+                        column.refused += 1;
+                        column.first_refusal.get_or_insert_with(|| (why.clone(), case.scenario.config.slot));
+                        summary.refused.push(why);
+                        continue 'cases;
+                    }
+                    other => other?,
+                };
+                if start == 0 {
+                    column.cases += 1;
                 }
-                other => other?,
-            };
-            column.cases += 1;
-            column.thorough |= run.thorough;
-            summary.child = run.name;
-            summary.supports = run.supports;
-            for (class, n) in run.counts {
-                *column.counts.entry(class).or_default() += n;
-            }
-            for (kind, n) in run.skipped {
-                *summary.skipped.entry(kind).or_default() += n;
-            }
-            if let Some(step) = run.divergence {
-                let (stream, scenario, thorough) = (stream.name, case.scenario, run.thorough);
-                summary.found.push(Found { stream, case: i + 1, scenario, thorough, ops: run.sent, step });
+                column.thorough |= run.thorough;
+                summary.child = run.name;
+                summary.supports = run.supports;
+                for (class, n) in run.counts {
+                    *column.counts.entry(class).or_default() += n;
+                }
+                for (kind, n) in run.skipped {
+                    *summary.skipped.entry(kind).or_default() += n;
+                }
+                let at = start + run.taken;
+                let Some(step) = run.divergence else { break };
+                let (stream_name, scenario, thorough) = (stream.name, case.scenario, run.thorough);
+                summary.found.push(Found {
+                    stream: stream_name,
+                    case: i + 1,
+                    scenario,
+                    thorough,
+                    ops: run.sent,
+                    op_index: at,
+                    step,
+                });
                 diverged += 1;
                 if diverged >= max_divergences {
                     column.stopped = true;
-                    break;
+                    break 'cases;
+                }
+                match run.resync {
+                    // Past a divergence the two states may differ: a fresh child starts
+                    // from the oracle's, after the diverging op.
+                    Some(ops) if stream.goes_on && run.taken > 0 && at < case.ops.len() => {
+                        column.resynced += 1;
+                        (start, preamble) = (at, ops);
+                    }
+                    _ => break,
                 }
             }
         }
@@ -340,7 +422,7 @@ pub fn divergences_json(found: &[Found]) -> serde_json::Value {
             serde_json::json!({
                 "stream": f.stream,
                 "case": f.case,
-                "op_index": f.ops.len(),
+                "op_index": f.op_index,
                 "class": symptom.class.label(),
                 "op": symptom.op.map(OpKind::name),
                 "field": symptom.field,
@@ -387,7 +469,7 @@ impl fmt::Display for Found {
             self.case,
             config.slot,
             horizon(self.scenario),
-            self.ops.len()
+            self.op_index
         )?;
         if let Some(op) = self.ops.last() {
             writeln!(f, "  op:     {}", op_line(op))?;
@@ -419,7 +501,15 @@ impl fmt::Display for Summary {
                 "answers compared after every op (not the whole free space)"
             };
             let stopped = if c.stopped { "; stopped at its bound of divergences" } else { "" };
-            writeln!(f, "{}: {}; cases run: {}; {compared}{stopped}", c.name, c.about, c.cases)?;
+            let resynced = if c.resynced > 0 {
+                format!(
+                    "; went on past {} divergence(s) on a fresh child from the oracle's state",
+                    c.resynced
+                )
+            } else {
+                String::new()
+            };
+            writeln!(f, "{}: {}; cases run: {}; {compared}{stopped}{resynced}", c.name, c.about, c.cases)?;
             if let Some(why) = c.unchecked() {
                 writeln!(f, "{}: not checked: {why}", c.name)?;
             }
@@ -454,7 +544,7 @@ impl fmt::Display for Summary {
                     "  {:<9} {:>6} {:>7}  {}",
                     found.stream,
                     found.case,
-                    found.ops.len(),
+                    found.op_index,
                     found.symptom()
                 )?;
             }

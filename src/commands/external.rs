@@ -172,7 +172,8 @@ impl Common {
         let ops = read_ops(file)?;
         let about = format!("{} ops from {}", ops.len(), file.display());
         let case = Case { scenario: oracle::Scenario { capacity, config }, ops };
-        Ok(Stream { name: "replay", about, thorough: true, cases: vec![case] }.within(self.max_ops)?)
+        Ok(Stream { name: "replay", about, thorough: true, goes_on: false, cases: vec![case] }
+            .within(self.max_ops)?)
     }
 }
 

@@ -185,3 +185,22 @@ fn a_stream_the_child_refuses_whole_is_reported_as_not_checked() {
     );
     assert!(summary.to_string().contains("trace: not checked: the child refused"), "{summary}");
 }
+
+/// The trace stream goes on past a divergence: a fresh child is brought to the oracle's
+/// state and every later op is still checked.
+#[test]
+fn the_trace_stream_goes_on_past_a_divergence_and_checks_every_later_op() {
+    let (name, load) = read_trace(None, None, Some(5_000)).unwrap();
+    let stream = trace(&name, &load, Config { slot: 300, horizon: None }).unwrap();
+    let flag = temp_dir("once").join("diverged");
+    let command = format!("{} {}", faulty("once", 100), flag.display());
+    let summary = verify(&external(&command), std::slice::from_ref(&stream), 10).unwrap();
+    assert_eq!(summary.found.len(), 1, "{summary}");
+    assert_eq!(summary.found[0].op_index, 100, "{}", summary.found[0]);
+    let column = &summary.columns[0];
+    assert_eq!(column.resynced, 1);
+    assert_eq!(column.ops(), stream.ops() as u64, "every op of the stream is classed: {summary}");
+    let diverged: u64 = column.counts.iter().filter(|(c, _)| c.is_divergence()).map(|(_, n)| n).sum();
+    assert_eq!(diverged, 1, "{summary}");
+    assert!(summary.to_string().contains("went on past 1 divergence(s)"), "{summary}");
+}

@@ -8,6 +8,8 @@ correctly; from then on MODE decides:
   wrong    "done" to every op             kind   refusals give only their error kind
   only     supports check, allocate and advance only (answers them correctly)
   unslotted refuses every index with slots wider than 1 s at the handshake
+  once     a wrong answer to op AFTER of the first child only (the one that creates FLAG,
+           argv[3])
 """
 
 import json
@@ -26,6 +28,12 @@ OPS = ["check", "allocate", "advance"] if MODE == "only" else naive.OPS
 def answer(index, op, seen):
     """The line to write for the op, or None to write nothing."""
     correct = json.dumps(naive.apply(index, op))
+    if MODE == "once":
+        if seen != AFTER or os.path.exists(sys.argv[3]):
+            return correct
+        open(sys.argv[3], "w").close()
+        wrong = '{"result":{"outcome":"done"}}'
+        return wrong if json.loads(correct)["result"]["outcome"] != "done" else '{"result":{"outcome":"start","value":null}}'
     if seen <= AFTER or MODE == "only":
         return correct
     if MODE == "garbage":
