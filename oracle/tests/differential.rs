@@ -7,6 +7,7 @@
 use std::any::Any;
 use std::cell::Cell;
 use std::fmt::Debug;
+use std::sync::OnceLock;
 use std::thread;
 
 use oracle::generate::{self, Drawn, Swarm};
@@ -135,13 +136,20 @@ impl FailurePersistence for CommittedSeeds {
     }
 }
 
+/// The suite's seeds: the committed file, and new ones under the target folder.
+static SEEDS: OnceLock<CommittedSeeds> = OnceLock::new();
+
 /// Cases per structure; `PROPTEST_CASES` overrides it for longer runs.
 fn config() -> Config {
     let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok());
     Config {
         cases: cases.unwrap_or(10_000),
         max_shrink_iters: 20_000,
-        failure_persistence: Some(Box::new(CommittedSeeds::new("oracle-differential.txt"))),
+        // Made once: the name is leaked to give proptest its `&'static str`, and this
+        // runs for every case.
+        failure_persistence: Some(Box::new(
+            SEEDS.get_or_init(|| CommittedSeeds::new("oracle-differential.txt")).clone(),
+        )),
         source_file: Some(file!()),
         ..Config::default()
     }
