@@ -165,6 +165,11 @@ pub struct Symptom {
 }
 
 impl Symptom {
+    /// The symptom of `step`, the outcome of `last`.
+    fn of(step: &Step, last: Option<&Op>) -> Self {
+        Symptom { class: step.class, op: last.map(Op::kind), field: step.field }
+    }
+
     /// A name for files: `different-answers-earliest-start`.
     pub fn slug(&self) -> String {
         let op = self.op.map_or("none", OpKind::name);
@@ -190,7 +195,7 @@ impl fmt::Display for Symptom {
 impl Found {
     /// Its symptom.
     pub fn symptom(&self) -> Symptom {
-        Symptom { class: self.step.class, op: self.ops.last().map(Op::kind), field: self.step.field }
+        Symptom::of(&self.step, self.ops.last())
     }
 }
 
@@ -380,8 +385,7 @@ pub fn shrink(external: &External, found: &Found, max_attempts: usize) -> Shrunk
     ddmin(found.ops.clone(), max_attempts, |ops| {
         let run = run_case(external, found.scenario, ops, found.thorough).ok()?;
         let step = run.divergence?;
-        let now = Symptom { class: step.class, op: run.sent.last().map(Op::kind), field: step.field };
-        (now == symptom).then(|| run.sent.len() - 1)
+        (Symptom::of(&step, run.sent.last()) == symptom).then(|| run.sent.len() - 1)
     })
 }
 
