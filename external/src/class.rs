@@ -47,20 +47,12 @@ impl Class {
     ];
 
     /// How tables and messages name it.
-    pub fn label(self) -> &'static str {
-        match self {
-            Class::Agree => "both agree",
-            Class::SameRefusal => "both refuse with the same kind",
-            Class::OnlyChildRefuses => "only the child refuses",
-            Class::OnlyOracleRefuses => "only the oracle refuses",
-            Class::DifferentAnswers => "different answers",
-            Class::ProtocolError => "protocol error",
-            Class::Crash => "child crash",
-            Class::Timeout => "timeout",
-        }
+    pub fn label(self) -> String {
+        self.slug().replace('-', " ")
     }
 
-    /// How options and file names spell it: the label with hyphens for spaces.
+    /// How options and file names spell it (no name holds a hyphen of its own, so
+    /// [`Class::label`] is this with spaces).
     pub fn slug(self) -> &'static str {
         match self {
             Class::Agree => "both-agree",
@@ -91,7 +83,7 @@ impl Class {
 
 impl fmt::Display for Class {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.label())
+        f.pad(&self.label())
     }
 }
 
