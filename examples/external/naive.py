@@ -271,7 +271,12 @@ def apply(index, op):
 
 
 def serve(make_index, name):
-    """The protocol: a hello, a welcome, then one answer line per op line until stdin ends."""
+    """The protocol: a hello, a welcome, then one answer line per op line until stdin ends.
+
+    A `reset` line gives a fresh index, as a hello would, so one process serves many.
+    An exception inside the structure is reported with an `error` outcome, and the
+    adapter goes on.
+    """
     def send(message):
         sys.stdout.write(json.dumps(message, separators=(",", ":")) + "\n")
         sys.stdout.flush()
@@ -282,10 +287,19 @@ def serve(make_index, name):
         send({**welcome, "error": f"this adapter speaks {PROTOCOL} version {VERSION} only"})
         return
     index = make_index(hello["capacity"], hello["slot"], hello["horizon"])
-    send({**welcome, "name": name, "supports": OPS})
+    send({**welcome, "name": name, "supports": OPS + ["reset"]})
     for line in sys.stdin:
-        if line.strip():
-            send(apply(index, json.loads(line)))
+        if not line.strip():
+            continue
+        op = json.loads(line)
+        if op["op"] == "reset":
+            index = make_index(op["capacity"], op["slot"], op["horizon"])
+            send({"result": {"outcome": "done"}})
+            continue
+        try:
+            send(apply(index, op))
+        except Exception as failure:  # a bug of ours, reported rather than crashing
+            send({"result": {"outcome": "error", "value": f"{type(failure).__name__}: {failure}"}})
 
 
 if __name__ == "__main__":

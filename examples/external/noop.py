@@ -16,9 +16,9 @@ ANSWERS = {
     "options": '{"result":{"outcome":"frames","value":[]}}\n',
 }
 DONE = '{"result":{"outcome":"done"}}\n'
-OPS = ["check", "earliest", "allocate", "release", "free_frames", "options", "load_frames", "advance"]
+OPS = ["check", "earliest", "allocate", "release", "free_frames", "options", "load_frames", "advance", "reset"]
 
-hello = json.loads(sys.stdin.readline())
+hello = json.loads(sys.stdin.readline())  # a reset later is answered "done", like any op that changes state
 print(json.dumps({"protocol": "resbench-external", "version": 1, "name": "noop.py", "supports": OPS}), flush=True)
 for line in sys.stdin:
     # Parsed as a real adapter must, so the JSON decoding is part of the overhead.

@@ -109,7 +109,7 @@ pub fn time_external(external: &External, cases: &[Case]) -> Result<Duration, Be
         if let Some(fault) = link.fault() {
             return Err(BenchError::Fault { child: link.name(), fault });
         }
-        link.close();
+        link.finish();
     }
     Ok(total)
 }
@@ -146,7 +146,7 @@ pub fn bench(
         let (_, link) = external.start(first.scenario)?;
         child = link.name();
         let cases = filtered(stream, &link.supports());
-        link.close();
+        link.finish();
         let ops = cases.iter().map(|c| c.ops.len()).sum();
         let builtin = Kind::ALL
             .iter()
@@ -156,7 +156,7 @@ pub fn bench(
         let external_us = median_us(ops, runs, || time_external(external, &cases))?;
         let (_, link) = noop.start(first.scenario).map_err(BenchError::StartNoop)?;
         noop_name = link.name();
-        link.close();
+        link.finish();
         let overhead = median_us(ops, runs, || time_external(noop, &cases))?;
         rows.push(Row { stream: stream.name, ops, builtin, external: external_us, overhead });
     }

@@ -58,6 +58,10 @@ pub enum ChildError {
     /// A line longer than the limit, or unreadable output.
     #[error("protocol error: {0}")]
     Protocol(String),
+    /// The child answered with an `error` outcome: a failure inside it, reported. It is
+    /// still in step with resbench.
+    #[error("the child reported an internal error: {0}")]
+    Reported(String),
 }
 
 /// What the reader thread saw.

@@ -27,6 +27,8 @@ pub enum Class {
     DifferentAnswers,
     /// The child's line was not a proper answer.
     ProtocolError,
+    /// The child reported a failure inside it (an `error` outcome) instead of answering.
+    ChildError,
     /// The child exited, or closed its stdout.
     Crash,
     /// The child gave no answer in time.
@@ -35,13 +37,14 @@ pub enum Class {
 
 impl Class {
     /// Every class, in the order tables list them.
-    pub const ALL: [Class; 8] = [
+    pub const ALL: [Class; 9] = [
         Class::Agree,
         Class::SameRefusal,
         Class::OnlyChildRefuses,
         Class::OnlyOracleRefuses,
         Class::DifferentAnswers,
         Class::ProtocolError,
+        Class::ChildError,
         Class::Crash,
         Class::Timeout,
     ];
@@ -61,6 +64,7 @@ impl Class {
             Class::OnlyOracleRefuses => "only-the-oracle-refuses",
             Class::DifferentAnswers => "different-answers",
             Class::ProtocolError => "protocol-error",
+            Class::ChildError => "child-reports-an-error",
             Class::Crash => "child-crash",
             Class::Timeout => "timeout",
         }
@@ -77,6 +81,7 @@ impl Class {
             ChildError::Timeout { .. } => Class::Timeout,
             ChildError::Crash { .. } | ChildError::Spawn { .. } => Class::Crash,
             ChildError::Protocol(_) => Class::ProtocolError,
+            ChildError::Reported(_) => Class::ChildError,
         }
     }
 }

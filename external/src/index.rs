@@ -17,7 +17,9 @@ use oracle::{rules, Op, OpKind, Outcome, Scenario};
 use structures::{AvailabilityIndex, Config, Cost, Error, Invalid, RangeSet, Time, TimeFrame};
 
 use super::child::{Child, ChildError};
-use super::protocol::{read_reply, Agreed, HandshakeError, Hello, Reply, Welcome};
+use super::protocol::{
+    read_reply, read_reset_reply, Agreed, HandshakeError, Hello, Reply, ReplyError, Reset, Welcome,
+};
 
 /// The bounds a child is held to; each error that hits one names its option.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,35 +54,104 @@ pub enum StartError {
     Handshake(#[from] HandshakeError),
 }
 
-/// A command that speaks the protocol, and the bounds it is held to.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A command that speaks the protocol, the bounds it is held to, and the child kept
+/// between indexes when it takes resets.
+#[derive(Clone)]
 pub struct External {
     /// The shell command, run as `sh -c COMMAND` in a process group of its own.
     pub command: String,
     /// Its bounds.
     pub limits: Limits,
+    /// Whether a child that takes [`Reset`] messages serves many indexes (the default);
+    /// off, every index starts a fresh child.
+    pub reuse: bool,
+    /// The idle child that takes resets, shared by the clones.
+    spare: Spare,
+}
+
+/// An idle child that takes resets, and its welcome.
+type Spare = Rc<RefCell<Option<(Child, Agreed)>>>;
+
+impl std::fmt::Debug for External {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("External")
+            .field("command", &self.command)
+            .field("limits", &self.limits)
+            .field("reuse", &self.reuse)
+            .finish_non_exhaustive()
+    }
 }
 
 impl External {
-    /// Starts a fresh child on an index of `scenario`'s capacity and configuration:
-    /// spawns it, sends the hello and checks the welcome.
+    /// `command` held to `limits`, reusing a child that takes resets.
+    pub fn new(command: impl Into<String>, limits: Limits) -> Self {
+        External { command: command.into(), limits, reuse: true, spare: Spare::default() }
+    }
+
+    /// Starts a child on an index of `scenario`'s capacity and configuration: the idle
+    /// child reset to it when there is one, else a fresh child (spawned, sent the hello,
+    /// its welcome checked).
     ///
     /// # Errors
-    /// A [`StartError`]; the child is killed and reaped before it returns.
+    /// A [`StartError`]; a fresh child is killed and reaped before it returns. A child
+    /// that refuses a reset's index stays idle for the next one.
     ///
     /// # Panics
     /// Never: a hello always serialises.
     pub fn start(&self, scenario: Scenario) -> Result<(ExternalIndex, Link), StartError> {
-        let mut child = Child::spawn(&self.command, self.limits.max_line)?;
-        let hello = serde_json::to_string(&Hello::new(scenario)).expect("a hello serialises");
-        child.send(hello);
-        let line = child.receive(self.limits.handshake_timeout, "--handshake-timeout-ms")?;
-        let agreed = Welcome::read(&line)?;
-        let session =
-            Session { child: Some(child), agreed, op_timeout: self.limits.op_timeout, ..Session::default() };
+        let (child, agreed) = match self.reset(scenario)? {
+            Some(reset) => reset,
+            None => {
+                let mut child = Child::spawn(&self.command, self.limits.max_line)?;
+                let hello = serde_json::to_string(&Hello::new(scenario)).expect("a hello serialises");
+                child.send(hello);
+                let line = child.receive(self.limits.handshake_timeout, "--handshake-timeout-ms")?;
+                let agreed = Welcome::read(&line)?;
+                (child, agreed)
+            }
+        };
+        let spare = (self.reuse && agreed.reset).then(|| Rc::clone(&self.spare));
+        let session = Session {
+            child: Some(child),
+            agreed,
+            op_timeout: self.limits.op_timeout,
+            spare,
+            ..Session::default()
+        };
         let link = Link(Rc::new(RefCell::new(session)));
         let index = ExternalIndex { link: link.clone(), scenario, now: 0, last_cost: Cell::new(None) };
         Ok((index, link))
+    }
+
+    /// The idle child, reset to `scenario`'s index; `None` when there is none, or it
+    /// failed the reset (it is then killed).
+    ///
+    /// # Errors
+    /// [`HandshakeError::Refused`] when it refused the index; it stays idle.
+    fn reset(&self, scenario: Scenario) -> Result<Option<(Child, Agreed)>, StartError> {
+        if !self.reuse {
+            return Ok(None);
+        }
+        let Some((mut child, agreed)) = self.spare.borrow_mut().take() else { return Ok(None) };
+        child.send(serde_json::to_string(&Reset::new(scenario)).expect("a reset serialises"));
+        let Ok(line) = child.receive(self.limits.handshake_timeout, "--handshake-timeout-ms") else {
+            return Ok(None);
+        };
+        match read_reset_reply(&line) {
+            Ok(None) => Ok(Some((child, agreed))),
+            Ok(Some(why)) => {
+                *self.spare.borrow_mut() = Some((child, agreed));
+                Err(HandshakeError::Refused(why).into())
+            }
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// Closes the idle child, if any, letting it exit by itself.
+    pub fn close_spare(&self) {
+        if let Some((child, _)) = self.spare.borrow_mut().take() {
+            child.close();
+        }
     }
 }
 
@@ -92,6 +163,8 @@ struct Session {
     fault: Option<ChildError>,
     last_answer: Option<String>,
     kind_only: bool,
+    /// Where the child goes when the session is done, if it can serve another index.
+    spare: Option<Spare>,
 }
 
 impl Session {
@@ -109,7 +182,10 @@ impl Session {
         let child = self.child.as_mut().ok_or_else(|| ChildError::Protocol("the child was closed".into()))?;
         child.send(serde_json::to_string(op).expect("an op serialises"));
         let line = child.receive(self.op_timeout, "--timeout-ms")?;
-        let reply = read_reply(op, &line).map_err(|e| ChildError::Protocol(e.to_string()))?;
+        let reply = read_reply(op, &line).map_err(|e| match e {
+            ReplyError::Reported { message } => ChildError::Reported(message),
+            other => ChildError::Protocol(other.to_string()),
+        })?;
         self.last_answer = Some(line);
         self.kind_only = reply.kind_only;
         Ok(reply)
@@ -157,6 +233,24 @@ impl Link {
     pub fn close(&self) -> Option<ExitStatus> {
         let child = self.0.borrow_mut().child.take();
         child.and_then(Child::close)
+    }
+
+    /// Ends the session: a child that takes resets and is still in step (no fault, or
+    /// only an internal error it reported) goes back to its [`External`] to serve the
+    /// next index; any other is closed, and its exit status returned.
+    pub fn finish(&self) -> Option<ExitStatus> {
+        let mut session = self.0.borrow_mut();
+        let in_step = matches!(session.fault, None | Some(ChildError::Reported(_)));
+        match (session.spare.take(), session.child.take()) {
+            (Some(spare), Some(child)) if in_step => {
+                *spare.borrow_mut() = Some((child, session.agreed.clone()));
+                None
+            }
+            (_, child) => {
+                drop(session);
+                child.and_then(Child::close)
+            }
+        }
     }
 }
 

@@ -70,6 +70,59 @@ pub struct Agreed {
     pub name: String,
     /// The operations it answers.
     pub supports: BTreeSet<OpKind>,
+    /// Whether it takes [`Reset`] messages (it lists [`RESET`] among `supports`), so
+    /// one child can serve many indexes.
+    pub reset: bool,
+}
+
+/// How a welcome's `supports` names the [`Reset`] message.
+pub const RESET: &str = "reset";
+
+/// The message that gives a child which supports it a fresh index, as a hello would,
+/// without starting a new process. It is answered like an op: `done`, or a refusal
+/// (`bad_config`) of an index the child cannot build.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Reset {
+    /// Always [`RESET`].
+    pub op: &'static str,
+    /// Resources; ids are `0..capacity`.
+    pub capacity: u32,
+    /// Slot width (1 for continuous time).
+    pub slot: Time,
+    /// Horizon past the slot holding the present, or `null` for all of `u64` time.
+    pub horizon: Option<Time>,
+}
+
+impl Reset {
+    /// The reset to an index of `scenario`'s capacity and configuration.
+    pub fn new(scenario: Scenario) -> Self {
+        Reset {
+            op: RESET,
+            capacity: scenario.capacity,
+            slot: scenario.config.slot,
+            horizon: scenario.config.horizon,
+        }
+    }
+}
+
+/// Reads the answer to a [`Reset`]: `Ok(None)` when done, `Ok(Some(reason))` when the
+/// child refused the index (its `bad_config` reason, or the kind alone).
+///
+/// # Errors
+/// A [`ReplyError`] for any other line, which leaves the child of no further use.
+pub fn read_reset_reply(line: &str) -> Result<Option<String>, ReplyError> {
+    let parsed: Line = serde_json::from_str(line)
+        .map_err(|e| ReplyError::NotARecord { why: e.to_string(), line: clip(line, 200) })?;
+    match parsed.result {
+        Answer::Done => Ok(None),
+        Answer::Failed(Refusal::Full(Error::BadConfig { reason })) => Ok(Some(reason)),
+        Answer::Failed(Refusal::Kind(kind)) if kind == "bad_config" => Ok(Some(kind)),
+        Answer::Error(message) => Err(ReplyError::Reported { message: clip(&message, 1000) }),
+        _ => Err(ReplyError::NotARecord {
+            why: "a reset is answered with \"done\" or a bad_config refusal".into(),
+            line: clip(line, 200),
+        }),
+    }
 }
 
 /// Why a handshake failed, before any op was sent.
@@ -126,16 +179,18 @@ impl Welcome {
         }
         let name =
             welcome.name.ok_or_else(|| HandshakeError::BadWelcome("the welcome has no name".into()))?;
+        let reset = welcome.supports.iter().any(|s| s == RESET);
         let supports = welcome
             .supports
             .iter()
+            .filter(|s| *s != RESET)
             .map(|s| s.parse::<OpKind>())
             .collect::<Result<BTreeSet<_>, _>>()
             .map_err(|e| HandshakeError::BadWelcome(format!("in \"supports\": {e}")))?;
         if supports.is_empty() {
             return Err(HandshakeError::BadWelcome("the welcome supports no operation".into()));
         }
-        Ok(Agreed { name, supports })
+        Ok(Agreed { name, supports, reset })
     }
 }
 
@@ -204,6 +259,8 @@ enum Answer {
     Frames(Vec<TimeFrame>),
     Done,
     Failed(Refusal),
+    /// The child failed inside (an exception): not an answer, but it goes on.
+    Error(String),
 }
 
 /// One answer line.
@@ -263,6 +320,12 @@ pub enum ReplyError {
         /// The outcome it needs ([`expected_outcome`]).
         wanted: &'static str,
     },
+    /// The child reported an internal failure (an `error` outcome) instead of answering.
+    #[error("the child reported an internal error: {message}")]
+    Reported {
+        /// What it said, cut to 1,000 characters.
+        message: String,
+    },
     /// A cost visiting more entries than its worst case.
     #[error("cost visits {visited} entries, more than its worst case {worst}")]
     CostAboveWorst {
@@ -276,9 +339,9 @@ pub enum ReplyError {
 /// Reads the answer line to `op`.
 ///
 /// # Errors
-/// A [`ReplyError`] for a protocol error: not JSON, not a record, an outcome of the
-/// wrong type for the op, an unknown error kind, or a cost visiting more than its worst
-/// case.
+/// A [`ReplyError`]: [`ReplyError::Reported`] for the child's report of an internal
+/// failure; otherwise a protocol error: not JSON, not a record, an outcome of the wrong
+/// type for the op, an unknown error kind, or a cost visiting more than its worst case.
 pub fn read_reply(op: &Op, line: &str) -> Result<Reply, ReplyError> {
     let parsed: Line = serde_json::from_str(line)
         .map_err(|e| ReplyError::NotARecord { why: e.to_string(), line: clip(line, 200) })?;
@@ -292,6 +355,7 @@ pub fn read_reply(op: &Op, line: &str) -> Result<Reply, ReplyError> {
             Some(error) => (Outcome::Failed(error), true),
             None => return Err(ReplyError::UnknownKind { kind }),
         },
+        Answer::Error(message) => return Err(ReplyError::Reported { message: clip(&message, 1000) }),
     };
     let got = match &outcome {
         Outcome::Free(_) => "free",

@@ -96,7 +96,7 @@ fn run_case_after(
             // The child cannot take the state it is given: nothing after can be checked.
             *case.counts.entry(step.class).or_default() += 1;
             case.divergence = Some(step);
-            case.status = link.close();
+            case.status = link.finish();
             return Ok(case);
         }
     }
@@ -116,7 +116,7 @@ fn run_case_after(
         }
     }
     drop(run);
-    case.status = link.close();
+    case.status = link.finish();
     Ok(case)
 }
 

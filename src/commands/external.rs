@@ -76,6 +76,10 @@ pub struct Common {
     /// The most ops a stream may hold.
     #[arg(long, default_value_t = 1_000_000)]
     max_ops: usize,
+    /// Start a fresh child for every case and every shrinking attempt, even when the
+    /// child takes `reset` messages.
+    #[arg(long)]
+    no_reset: bool,
 }
 
 /// `resbench verify --external`.
@@ -131,7 +135,9 @@ impl Common {
             handshake_timeout: Duration::from_millis(self.handshake_timeout_ms),
             max_line: self.max_line_bytes,
         };
-        External { command: command.to_owned(), limits }
+        let mut external = External::new(command, limits);
+        external.reuse = !self.no_reset;
+        external
     }
 
     /// The streams asked for; the trace stream gets a horizon computed from the
@@ -219,9 +225,7 @@ pub fn run_verify(args: &VerifyArgs) -> Result<()> {
     let firsts = first_of_each_symptom(chosen);
     for (k, found) in firsts.iter().enumerate() {
         out!("symptom {} of {}: {}, first in {found}", k + 1, firsts.len(), found.symptom())?;
-        if args.replay.is_none() {
-            report_shrunk(args, &external, found)?;
-        }
+        report_shrunk(args, &external, found)?;
     }
     bail!("verify found {} diverging case(s), {} symptom(s) shown", summary.divergences(), firsts.len())
 }

@@ -50,3 +50,58 @@ fn after_a_fault_the_child_is_not_asked_again() {
     drop((index, link));
     assert!(gone(pid), "dropping the last handle kills and reaps the child");
 }
+
+#[test]
+fn a_child_that_takes_resets_serves_one_index_after_another() {
+    const CONTINUOUS: Scenario = Scenario { capacity: 3, config: Config { slot: 1, horizon: None } };
+    let naive = external(&example("naive.py"));
+    let (mut index, link) = naive.start(SLOTTED).unwrap();
+    index.allocate(0, 50, &RangeSet::full(4)).unwrap();
+    let pid = link.pid().unwrap();
+    assert_eq!(link.finish(), None, "a child that takes resets is kept");
+    let (index, link) = naive.start(CONTINUOUS).unwrap();
+    assert_eq!(link.pid(), Some(pid), "the same process");
+    let oracle = Oracle::new(CONTINUOUS.capacity, CONTINUOUS.config).unwrap();
+    assert_eq!(
+        index.check(0, 50, 3),
+        oracle.check(0, 50, 3),
+        "the reset index is fresh, of the new capacity"
+    );
+    link.finish();
+    let mut fresh = naive.clone();
+    fresh.reuse = false;
+    let (_, link) = fresh.start(CONTINUOUS).unwrap();
+    assert_ne!(link.pid(), Some(pid), "without reuse, a fresh child");
+    assert!(link.finish().is_some_and(|s| s.success()), "and it is closed at the end");
+    naive.close_spare();
+    assert!(gone(pid));
+}
+
+#[test]
+fn a_refused_reset_keeps_the_child_for_the_next_index() {
+    const CONTINUOUS: Scenario = Scenario { capacity: 3, config: Config { slot: 1, horizon: None } };
+    let unslotted = external(&faulty("unslotted", 0));
+    let (_, link) = unslotted.start(CONTINUOUS).unwrap();
+    let pid = link.pid().unwrap();
+    link.finish();
+    let refused = unslotted.start(SLOTTED).err().unwrap().to_string();
+    assert_eq!(refused, "the child refused the index: slot 5: this index takes 1-second slots only");
+    let (_, link) = unslotted.start(CONTINUOUS).unwrap();
+    assert_eq!(link.pid(), Some(pid));
+}
+
+#[test]
+fn a_reported_internal_error_is_a_fault_that_keeps_the_child() {
+    let erring = external(&faulty("error", 1));
+    let (index, link) = erring.start(SLOTTED).unwrap();
+    index.check(0, 5, 1).unwrap();
+    let refused = index.check(0, 5, 1).unwrap_err();
+    assert!(
+        matches!(link.fault(), Some(ChildError::Reported(m)) if m == "faulty: a planted exception"),
+        "{refused}"
+    );
+    let pid = link.pid().unwrap();
+    link.finish();
+    let (index, link) = erring.start(SLOTTED).unwrap();
+    assert_eq!((link.pid(), index.check(0, 5, 1)), (Some(pid), Ok(Some(RangeSet::full(4)))), "it goes on");
+}

@@ -39,7 +39,7 @@ pub fn external(command: &str) -> External {
         handshake_timeout: Duration::from_secs(5),
         ..Limits::default()
     };
-    External { command: command.to_owned(), limits }
+    External::new(command, limits)
 }
 
 /// Whether no process `pid` exists any more (not even a zombie): it was reaped.

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use external::child::Child;
 use external::protocol::{
-    error_kind, read_reply, HandshakeError, Hello, Welcome, ERROR_KINDS, PROTOCOL, VERSION,
+    error_kind, read_reply, read_reset_reply, HandshakeError, Hello, ReplyError, Reset, Welcome, ERROR_KINDS,
+    PROTOCOL, VERSION,
 };
 use oracle::{Op, OpKind, Outcome, Scenario};
 use structures::{Config, Cost, Error, RangeSet};
@@ -99,10 +100,33 @@ fn welcomes_are_checked_version_first() {
     let unknown = Welcome::read(&welcome(1, r#","name":"x","supports":["reserve"]"#)).unwrap_err();
     assert!(unknown.to_string().contains("unknown operation \"reserve\""), "{unknown}");
     assert!(Welcome::read(&welcome(1, r#","name":"x","supports":[]"#)).is_err());
+    assert!(Welcome::read(&welcome(1, r#","name":"x","supports":["reset"]"#)).is_err(), "reset is not an op");
+    let resets = Welcome::read(&welcome(1, r#","name":"x","supports":["check","reset"]"#)).unwrap();
+    assert_eq!((resets.reset, resets.supports), (true, [OpKind::Check].into()));
+    assert!(!agreed.reset);
     assert!(Welcome::read(&welcome(1, r#","supports":["check"]"#)).is_err());
     let other = Welcome::read(r#"{"protocol":"other","version":1}"#).unwrap_err();
     assert_eq!(other, HandshakeError::WrongProtocol("other".into()));
     assert!(matches!(Welcome::read("hello?"), Err(HandshakeError::NotAWelcome { .. })));
+}
+
+#[test]
+fn resets_are_done_or_refused_and_errors_are_reported() {
+    assert_eq!(read_reset_reply(r#"{"result":{"outcome":"done"}}"#), Ok(None));
+    let full = r#"{"result":{"outcome":"failed","value":{"bad_config":{"reason":"too big"}}}}"#;
+    assert_eq!(read_reset_reply(full), Ok(Some("too big".into())));
+    let kind = r#"{"result":{"outcome":"failed","value":"bad_config"}}"#;
+    assert_eq!(read_reset_reply(kind), Ok(Some("bad_config".into())));
+    let other = read_reset_reply(r#"{"result":{"outcome":"free","value":null}}"#).unwrap_err();
+    assert!(other.to_string().contains("a reset is answered with \"done\""), "{other}");
+    let error = r#"{"result":{"outcome":"error","value":"KeyError: 'n'"}}"#;
+    let check = Op::Check { start: 0, end: 1, n: 1 };
+    assert_eq!(read_reply(&check, error), Err(ReplyError::Reported { message: "KeyError: 'n'".into() }));
+    let scenario = Scenario { capacity: 2, config: Config { slot: 5, horizon: Some(10) } };
+    assert_eq!(
+        serde_json::to_string(&Reset::new(scenario)).unwrap(),
+        r#"{"op":"reset","capacity":2,"slot":5,"horizon":10}"#
+    );
 }
 
 /// The worked exchange: `>` lines resbench writes, `<` lines the child answers.
@@ -123,19 +147,34 @@ fn the_documented_exchange_is_what_resbench_writes_and_naive_answers() {
     let mut child = Child::spawn(&super::example("naive.py"), 1 << 20).unwrap();
     let mut last_op = None;
     for (direction, line) in lines {
+        let value = |text: &str| serde_json::from_str::<serde_json::Value>(text).unwrap();
         if direction == '>' {
-            if let Ok(op) = serde_json::from_str::<Op>(line) {
-                assert_eq!(serde_json::to_string(&op).unwrap(), line, "resbench writes ops exactly so");
-                last_op = Some(op);
+            last_op = serde_json::from_str::<Op>(line).ok();
+            match &last_op {
+                Some(op) => {
+                    assert_eq!(serde_json::to_string(op).unwrap(), line, "resbench writes ops exactly so")
+                }
+                None => {
+                    // The hello, or a reset to the index it names.
+                    let v = value(line);
+                    let config = Config { slot: v["slot"].as_u64().unwrap(), horizon: v["horizon"].as_u64() };
+                    let scenario = Scenario { capacity: v["capacity"].as_u64().unwrap() as u32, config };
+                    let written = match v.get("op") {
+                        Some(_) => serde_json::to_string(&Reset::new(scenario)).unwrap(),
+                        None => serde_json::to_string(&Hello::new(scenario)).unwrap(),
+                    };
+                    assert_eq!(written, line, "resbench writes hellos and resets exactly so");
+                }
             }
             child.send(line.to_owned());
             continue;
         }
         let answer = child.receive(Duration::from_secs(5), "--timeout-ms").unwrap();
-        let value = |text: &str| serde_json::from_str::<serde_json::Value>(text).unwrap();
         assert_eq!(value(&answer), value(line), "the documented answer to the line before {line}");
-        if let Some(op) = &last_op {
-            read_reply(op, line).unwrap();
+        match &last_op {
+            Some(op) => drop(read_reply(op, line).unwrap()),
+            None if line.contains("\"result\"") => assert_eq!(read_reset_reply(line), Ok(None)),
+            None => drop(Welcome::read(line).unwrap()),
         }
     }
     assert!(child.close().is_some_and(|status| status.success()), "naive.py exits when stdin closes");

@@ -52,7 +52,7 @@ fn the_planted_bug_is_caught_as_different_answers_and_shrunk_to_at_most_10_ops()
 
 /// The first divergence of the boundary stream on the faulty adapter in `mode`.
 fn first(mode: &str, limits: Limits) -> external::verify::Found {
-    let external = External { command: faulty(mode, 4), limits };
+    let external = External::new(faulty(mode, 4), limits);
     let summary = verify(&external, &[boundary()], 1).unwrap();
     summary.found.into_iter().next().unwrap_or_else(|| panic!("{mode} was not caught"))
 }
@@ -84,6 +84,16 @@ fn a_child_failing_mid_stream_is_classed_and_its_case_ended() {
         found.step.what
     );
     assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+}
+
+#[test]
+fn a_reported_internal_error_is_its_own_class_and_the_next_case_goes_on() {
+    let summary = verify(&external(&faulty("error", 4)), &[boundary()], 10).unwrap();
+    assert_eq!(summary.divergences(), 1, "{summary}");
+    let found = &summary.found[0];
+    assert_eq!(found.step.class, Class::ChildError, "{found}");
+    assert!(found.step.what.contains("reported an internal error: faulty: a planted exception"), "{found}");
+    assert_eq!(summary.columns[0].cases, boundary().cases.len(), "every later case ran on the same child");
 }
 
 #[test]
@@ -136,7 +146,7 @@ fn handshake_failures_are_clear_errors_and_leave_no_process() {
         // Long enough for Python to start on a loaded machine and write its pid.
         let limits = Limits { handshake_timeout: Duration::from_millis(2000), ..Limits::default() };
         let started = Instant::now();
-        let err = verify(&External { command, limits }, &[boundary()], 1).unwrap_err();
+        let err = verify(&External::new(command, limits), &[boundary()], 1).unwrap_err();
         assert!(started.elapsed() < Duration::from_secs(8), "{name}: {:?}", started.elapsed());
         assert!(err.to_string().contains(says), "{name}: {err}");
         let pid: u32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
@@ -152,7 +162,7 @@ fn a_child_that_refuses_a_scenario_has_that_case_skipped_and_counted() {
     let summary = verify(&external(&command), &[boundary()], 1).unwrap();
     assert_eq!((summary.refused.len(), summary.ops()), (5, 0));
     assert!(summary.to_string().contains("refused at the handshake: 5 (first: only one resource, please)"));
-    let bad = External { command: "exit 0".into(), limits: Limits::default() };
+    let bad = External::new("exit 0", Limits::default());
     let scenario = Scenario { capacity: 1, config: Config::default() };
     assert!(matches!(run_case(&bad, scenario, &[], true), Err(StartError::Child(_))));
 }

@@ -10,6 +10,9 @@ correctly; from then on MODE decides:
   unslotted refuses every index with slots wider than 1 s at the handshake
   once     a wrong answer to op AFTER of the first child only (the one that creates FLAG,
            argv[3])
+  error    reports an internal error (an "error" outcome) at op AFTER + 1 of its first
+           index, and goes on
+The modes unslotted and error take resets (unslotted refuses those with wider slots).
 """
 
 import json
@@ -34,8 +37,10 @@ def answer(index, op, seen):
         open(sys.argv[3], "w").close()
         wrong = '{"result":{"outcome":"done"}}'
         return wrong if json.loads(correct)["result"]["outcome"] != "done" else '{"result":{"outcome":"start","value":null}}'
-    if seen <= AFTER or MODE == "only":
+    if seen <= AFTER or MODE in ("only", "unslotted"):
         return correct
+    if MODE == "error":
+        return correct if seen > AFTER + 1 else '{"result":{"outcome":"error","value":"faulty: a planted exception"}}'
     if MODE == "garbage":
         return "this is not json"
     if MODE == "exit":
@@ -57,15 +62,36 @@ def answer(index, op, seen):
     return correct
 
 
+RESETS = MODE in ("unslotted", "error")
+
+
+def refusal(hello):
+    """Why the index of this hello (or reset) is refused, if it is."""
+    if MODE == "unslotted" and hello["slot"] > 1:
+        return f"slot {hello['slot']}: this index takes 1-second slots only"
+    return None
+
+
 hello = json.loads(sys.stdin.readline())
-if MODE == "unslotted" and hello["slot"] > 1:
-    error = f"slot {hello['slot']}: this index takes 1-second slots only"
-    print(json.dumps({"protocol": naive.PROTOCOL, "version": naive.VERSION, "error": error}), flush=True)
+if refusal(hello):
+    print(json.dumps({"protocol": naive.PROTOCOL, "version": naive.VERSION, "error": refusal(hello)}), flush=True)
     sys.exit(0)
 index = naive.Naive(hello["capacity"], hello["slot"], hello["horizon"])
-welcome = {"protocol": naive.PROTOCOL, "version": naive.VERSION, "name": f"faulty-{MODE}", "supports": OPS}
+supports = OPS + ["reset"] if RESETS else OPS
+welcome = {"protocol": naive.PROTOCOL, "version": naive.VERSION, "name": f"faulty-{MODE}", "supports": supports}
 print(json.dumps(welcome), flush=True)
-for seen, line in enumerate(sys.stdin, start=1):
-    out = answer(index, json.loads(line), seen)
+seen = 0
+for line in sys.stdin:
+    op = json.loads(line)
+    if RESETS and op["op"] == "reset":
+        why = refusal(op)
+        if why:
+            print(json.dumps({"result": {"outcome": "failed", "value": {"bad_config": {"reason": why}}}}), flush=True)
+        else:
+            index = naive.Naive(op["capacity"], op["slot"], op["horizon"])
+            print('{"result":{"outcome":"done"}}', flush=True)
+        continue
+    seen += 1
+    out = answer(index, op, seen)
     if out is not None:
         print(out, flush=True)
