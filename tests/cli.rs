@@ -283,6 +283,30 @@ fn ops_on_a_slotted_structure_need_no_horizon() {
     }
 }
 
+#[test]
+fn ops_counts_runs_count_ops_on_the_count_reference_only() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_resbench"))
+        .args(["ops", "--structure", "oracle", "--counts", "--capacity", "2"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ops = "{\"op\":\"allocate\",\"start\":0,\"end\":5,\"count\":1}\n\
+               {\"op\":\"check\",\"start\":0,\"end\":9,\"n\":2}\n";
+    child.stdin.take().unwrap().write_all(ops.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        stdout.lines().nth(1),
+        Some(r#"{"result":{"outcome":"fits","value":{"fits":false,"fewest":1}}}"#)
+    );
+    let (ok, _, err) = resbench(&["ops", "--structure", "rbtree", "--counts", "--capacity", "2"]);
+    assert!(!ok && err.contains("--counts runs on the count view's reference only"), "{err}");
+}
+
 /// The command that runs `examples/external/<name>`.
 fn adapter(name: &str) -> String {
     format!("python3 {}/examples/external/{name}", env!("CARGO_MANIFEST_DIR"))

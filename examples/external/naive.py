@@ -18,7 +18,6 @@ import sys
 PROTOCOL = "resbench-external"
 VERSION = 1
 U64_MAX = 2**64 - 1
-OPS = ["check", "earliest", "allocate", "release", "free_frames", "options", "load_frames", "advance"]
 
 
 class Refused(Exception):
@@ -242,40 +241,40 @@ class Naive:
         return "done", None
 
 
-def apply(index, op):
-    """One op line (a dict) to one answer line (a dict)."""
+# Each op's arguments, in the order its method takes them.
+ARGS = {
+    "check": ("start", "end", "n"),
+    "earliest": ("ready", "duration", "n"),
+    "allocate": ("start", "end", "set"),
+    "release": ("start", "end", "set"),
+    "free_frames": ("from", "to"),
+    "options": ("from", "to", "min_duration", "min_n"),
+    "load_frames": ("frames",),
+    "advance": ("now",),
+}
+OPS = list(ARGS)
+
+
+def apply(index, op, args=ARGS):
+    """One op line (a dict) to one answer line (a dict), by the method of the op's name."""
     kind = op["op"]
+    if kind not in args:
+        raise ValueError(f"unknown op {kind!r}")
     try:
-        if kind == "check":
-            outcome, value = index.check(op["start"], op["end"], op["n"])
-        elif kind == "earliest":
-            outcome, value = index.earliest(op["ready"], op["duration"], op["n"])
-        elif kind == "allocate":
-            outcome, value = index.allocate(op["start"], op["end"], op["set"])
-        elif kind == "release":
-            outcome, value = index.release(op["start"], op["end"], op["set"])
-        elif kind == "free_frames":
-            outcome, value = index.free_frames(op["from"], op["to"])
-        elif kind == "options":
-            outcome, value = index.options(op["from"], op["to"], op["min_duration"], op["min_n"])
-        elif kind == "load_frames":
-            outcome, value = index.load_frames(op["frames"])
-        elif kind == "advance":
-            outcome, value = index.advance(op["now"])
-        else:
-            raise ValueError(f"unknown op {kind!r}")
+        outcome, value = getattr(index, kind)(*(op[name] for name in args[kind]))
     except Refused as refused:
         outcome, value = "failed", refused.error
     result = {"outcome": outcome} if outcome == "done" else {"outcome": outcome, "value": value}
     return {"result": result}
 
 
-def serve(make_index, name):
+def serve(make_index, name, args=ARGS, semantics=None):
     """The protocol: a hello, a welcome, then one answer line per op line until stdin ends.
 
-    A `reset` line gives a fresh index, as a hello would, so one process serves many.
-    An exception inside the structure is reported with an `error` outcome, and the
-    adapter goes on.
+    `args` names the ops the index answers (its methods) and their arguments; `semantics`
+    goes into the welcome when given. A `reset` line gives a fresh index, as a hello
+    would, so one process serves many. An exception inside the structure is reported with
+    an `error` outcome, and the adapter goes on.
     """
     def send(message):
         sys.stdout.write(json.dumps(message, separators=(",", ":")) + "\n")
@@ -287,7 +286,8 @@ def serve(make_index, name):
         send({**welcome, "error": f"this adapter speaks {PROTOCOL} version {VERSION} only"})
         return
     index = make_index(hello["capacity"], hello["slot"], hello["horizon"])
-    send({**welcome, "name": name, "supports": OPS + ["reset"]})
+    welcome = {**welcome, "name": name, "supports": list(args) + ["reset"]}
+    send({**welcome, "semantics": semantics} if semantics else welcome)
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -297,7 +297,7 @@ def serve(make_index, name):
             send({"result": {"outcome": "done"}})
             continue
         try:
-            send(apply(index, op))
+            send(apply(index, op, args))
         except Exception as failure:  # a bug of ours, reported rather than crashing
             send({"result": {"outcome": "error", "value": f"{type(failure).__name__}: {failure}"}})
 

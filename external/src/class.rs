@@ -4,7 +4,9 @@
 
 use std::fmt;
 
-use oracle::{Differential, Disagreement, Op, Outcome};
+use oracle::{CountDifferential, CountOp, CountOutcome, Differential, Disagreement, Op, Outcome};
+use serde::Serialize;
+use structures::Error;
 
 use super::child::ChildError;
 use super::index::Link;
@@ -101,8 +103,8 @@ pub struct Step {
     pub what: String,
     /// The child's last answer line, as written (for a divergence).
     pub child: Option<String>,
-    /// The oracle's outcome (for a divergence the driver reported).
-    pub oracle: Option<Outcome>,
+    /// The oracle's answer line (for a divergence the driver reported).
+    pub oracle: Option<String>,
     /// For a divergence the driver reported, the part of the answer that differs
     /// ([`differing_field`]); empty otherwise.
     pub field: &'static str,
@@ -111,26 +113,52 @@ pub struct Step {
 /// Which part of the answers differs: with the class and the op, what tells one bug's
 /// symptom from another's.
 pub fn differing_field(kind: &Disagreement, got: &Outcome, expected: &Outcome) -> &'static str {
+    field_of(kind, got.refusal(), expected.refusal(), || match (got, expected) {
+        (Outcome::Free(a), Outcome::Free(b)) if a.is_some() != b.is_some() => "fits",
+        (Outcome::Free(_), Outcome::Free(_)) => "free ids",
+        (Outcome::Start(Some(a)), Outcome::Start(Some(b))) if a.start != b.start => "start",
+        (Outcome::Start(Some(a)), Outcome::Start(Some(b))) if a.end != b.end => "end",
+        (Outcome::Start(Some(_)), Outcome::Start(Some(_))) => "free ids",
+        (Outcome::Start(_), Outcome::Start(_)) => "found",
+        (Outcome::Frames(a), Outcome::Frames(b)) if a.len() != b.len() => "frame count",
+        (Outcome::Frames(_), Outcome::Frames(_)) => "frames",
+        _ => "answer kind",
+    })
+}
+
+/// [`differing_field`] for the count view: `fits` or `fewest` for `check`, `start` or
+/// `found` for `earliest`.
+pub fn differing_count_field(
+    kind: &Disagreement,
+    got: &CountOutcome,
+    expected: &CountOutcome,
+) -> &'static str {
+    field_of(kind, got.refusal(), expected.refusal(), || match (got, expected) {
+        (CountOutcome::Fits(a), CountOutcome::Fits(b)) if a.fits != b.fits => "fits",
+        (CountOutcome::Fits(_), CountOutcome::Fits(_)) => "fewest",
+        (CountOutcome::Time(Some(_)), CountOutcome::Time(Some(_))) => "start",
+        (CountOutcome::Time(_), CountOutcome::Time(_)) => "found",
+        _ => "answer kind",
+    })
+}
+
+/// The differing field of a disagreement, with `answers` naming it when both answered.
+fn field_of(
+    kind: &Disagreement,
+    got: Option<&Error>,
+    expected: Option<&Error>,
+    answers: impl FnOnce() -> &'static str,
+) -> &'static str {
     match kind {
         Disagreement::StateDiffers { .. } => "free space",
         Disagreement::ErrorsDiffer => match (got, expected) {
-            (Outcome::Failed(a), Outcome::Failed(b)) if error_kind(a) != error_kind(b) => "error kind",
+            (Some(a), Some(b)) if error_kind(a) != error_kind(b) => "error kind",
             _ => "error detail",
         },
         Disagreement::OnlyStructureFailed | Disagreement::OnlyOracleFailed => "refusal",
         Disagreement::Invalid(_) => "validate",
         Disagreement::CostOutOfBounds(_) => "cost",
-        Disagreement::AnswersDiffer => match (got, expected) {
-            (Outcome::Free(a), Outcome::Free(b)) if a.is_some() != b.is_some() => "fits",
-            (Outcome::Free(_), Outcome::Free(_)) => "free ids",
-            (Outcome::Start(Some(a)), Outcome::Start(Some(b))) if a.start != b.start => "start",
-            (Outcome::Start(Some(a)), Outcome::Start(Some(b))) if a.end != b.end => "end",
-            (Outcome::Start(Some(_)), Outcome::Start(Some(_))) => "free ids",
-            (Outcome::Start(_), Outcome::Start(_)) => "found",
-            (Outcome::Frames(a), Outcome::Frames(b)) if a.len() != b.len() => "frame count",
-            (Outcome::Frames(_), Outcome::Frames(_)) => "frames",
-            _ => "answer kind",
-        },
+        Disagreement::AnswersDiffer => answers(),
     }
 }
 
@@ -138,8 +166,75 @@ pub fn differing_field(kind: &Disagreement, got: &Outcome, expected: &Outcome) -
 /// the result.
 pub fn step(run: &mut Differential, link: &Link, op: Op) -> Step {
     let result = run.step(op);
+    judge(
+        link,
+        result.as_ref().map_err(|d| (&d.kind, &d.got, &d.expected)),
+        Outcome::refusal,
+        differing_field,
+    )
+}
+
+/// [`step`] for a child with count semantics.
+pub fn step_counts(run: &mut CountDifferential, link: &Link, op: CountOp) -> Step {
+    let result = run.step(op);
+    judge(
+        link,
+        result.as_ref().map_err(|d| (&d.kind, &d.got, &d.expected)),
+        CountOutcome::refusal,
+        differing_count_field,
+    )
+}
+
+/// The class of one op of either view: the agreed outcome, or the driver's divergence
+/// (how, the child's outcome, the oracle's), read with the view's `refusal` and
+/// `field`.
+fn judge<O: Serialize>(
+    link: &Link,
+    result: Result<&O, Diverged<'_, O>>,
+    refusal: fn(&O) -> Option<&Error>,
+    field: fn(&Disagreement, &O, &O) -> &'static str,
+) -> Step {
+    let result = result.map(|o| refusal(o).is_some()).map_err(|(kind, got, expected)| Reported {
+        kind,
+        got: refusal(got),
+        expected: refusal(expected),
+        expected_line: record_line(expected),
+        field: field(kind, got, expected),
+    });
+    classify(link, result)
+}
+
+/// A divergence as the driver of either view reports it: how, the child's outcome, the
+/// oracle's.
+type Diverged<'a, O> = (&'a Disagreement, &'a O, &'a O);
+
+/// A divergence the driver reported, in the terms [`classify`] needs.
+struct Reported<'a> {
+    kind: &'a Disagreement,
+    got: Option<&'a Error>,
+    expected: Option<&'a Error>,
+    expected_line: String,
+    field: &'static str,
+}
+
+/// An outcome as an answer line: `{"result":…}`.
+///
+/// # Panics
+/// Never: every outcome serialises.
+pub fn record_line<T: Serialize>(outcome: &T) -> String {
+    /// The answer line's shape, fields in the order the protocol writes them.
+    #[derive(Serialize)]
+    struct Line<'a, T> {
+        result: &'a T,
+    }
+    serde_json::to_string(&Line { result: outcome }).expect("an outcome serialises")
+}
+
+/// The class of one op: `Ok(refused)` when both sides agreed, or the divergence; a
+/// fault on `link` (the child failed the protocol) comes first.
+fn classify(link: &Link, result: Result<bool, Reported<'_>>) -> Step {
     if let Some(fault) = link.fault() {
-        let oracle = result.err().map(|d| d.expected);
+        let oracle = result.err().map(|d| d.expected_line);
         // The last answer line was to an earlier op: the fault's message says what came.
         return Step {
             class: Class::of_fault(&fault),
@@ -149,27 +244,17 @@ pub fn step(run: &mut Differential, link: &Link, op: Op) -> Step {
             field: "",
         };
     }
-    let divergence = match result {
-        Ok(outcome) => {
-            let class = if outcome.is_failure() { Class::SameRefusal } else { Class::Agree };
-            return Step { class, what: String::new(), child: None, oracle: None, field: "" };
-        }
-        Err(divergence) => divergence,
+    let agreed = |class| Step { class, what: String::new(), child: None, oracle: None, field: "" };
+    let d = match result {
+        Ok(refused) => return agreed(if refused { Class::SameRefusal } else { Class::Agree }),
+        Err(d) => d,
     };
-    let same_kind = match (&divergence.got, &divergence.expected) {
-        (Outcome::Failed(a), Outcome::Failed(b)) => error_kind(a) == error_kind(b),
+    let same_kind = match (d.got, d.expected) {
+        (Some(a), Some(b)) => error_kind(a) == error_kind(b),
         _ => false,
     };
-    let (class, what) = match &divergence.kind {
-        Disagreement::ErrorsDiffer if same_kind && link.kind_only() => {
-            return Step {
-                class: Class::SameRefusal,
-                what: String::new(),
-                child: None,
-                oracle: None,
-                field: "",
-            };
-        }
+    let (class, what) = match d.kind {
+        Disagreement::ErrorsDiffer if same_kind && link.kind_only() => return agreed(Class::SameRefusal),
         Disagreement::ErrorsDiffer => {
             (Class::DifferentAnswers, "both refused, with different errors".to_owned())
         }
@@ -188,6 +273,5 @@ pub fn step(run: &mut Differential, link: &Link, op: Op) -> Step {
         ),
         other => (Class::DifferentAnswers, format!("{other:?}")),
     };
-    let field = differing_field(&divergence.kind, &divergence.got, &divergence.expected);
-    Step { class, what, child: link.last_answer(), oracle: Some(divergence.expected), field }
+    Step { class, what, child: link.last_answer(), oracle: Some(d.expected_line), field: d.field }
 }

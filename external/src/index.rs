@@ -13,12 +13,13 @@ use std::process::ExitStatus;
 use std::rc::Rc;
 use std::time::Duration;
 
-use oracle::{rules, Op, OpKind, Outcome, Scenario};
+use oracle::{rules, CountIndex, CountOp, CountOutcome, Op, OpKind, Outcome, Scenario};
 use structures::{AvailabilityIndex, Config, Cost, Error, Invalid, RangeSet, Time, TimeFrame};
 
 use super::child::{Child, ChildError};
 use super::protocol::{
-    read_reply, read_reset_reply, Agreed, HandshakeError, Hello, Reply, ReplyError, Reset, Welcome,
+    read_count_reply, read_reply, read_reset_reply, Agreed, HandshakeError, Hello, Reply, ReplyError, Reset,
+    Semantics, Welcome,
 };
 
 /// The bounds a child is held to; each error that hits one names its option.
@@ -168,27 +169,37 @@ struct Session {
 }
 
 impl Session {
-    /// Sends `op` and reads its answer.
-    fn exchange(&mut self, op: &Op) -> Result<Reply, ChildError> {
+    /// Sends an op of `kind`, written as `line`, and reads its answer with `read`.
+    fn exchange<R>(
+        &mut self,
+        kind: OpKind,
+        line: String,
+        read: impl FnOnce(&str) -> Result<R, ReplyError>,
+    ) -> Result<R, ChildError> {
         if let Some(fault) = &self.fault {
             return Err(fault.clone());
         }
-        if !self.agreed.supports.contains(&op.kind()) {
+        if !self.agreed.supports.contains(&kind) {
             return Err(ChildError::Protocol(format!(
-                "{} is not among the operations the child supports",
-                op.kind()
+                "{kind} is not among the operations the child supports"
             )));
         }
         let child = self.child.as_mut().ok_or_else(|| ChildError::Protocol("the child was closed".into()))?;
-        child.send(serde_json::to_string(op).expect("an op serialises"));
+        child.send(line);
         let line = child.receive(self.op_timeout, "--timeout-ms")?;
-        let reply = read_reply(op, &line).map_err(|e| match e {
+        let reply = read(&line).map_err(|e| match e {
             ReplyError::Reported { message } => ChildError::Reported(message),
             other => ChildError::Protocol(other.to_string()),
         })?;
         self.last_answer = Some(line);
-        self.kind_only = reply.kind_only;
         Ok(reply)
+    }
+
+    /// Records `fault` (the first one stays) and the refusal that stands for it.
+    fn failed(&mut self, fault: ChildError) -> Error {
+        let reason = format!("the external child failed: {fault}");
+        self.fault.get_or_insert(fault);
+        Error::BadConfig { reason }
     }
 }
 
@@ -216,6 +227,11 @@ impl Link {
     /// The child's last answer line, as it wrote it.
     pub fn last_answer(&self) -> Option<String> {
         self.0.borrow().last_answer.clone()
+    }
+
+    /// What the child's answers mean.
+    pub fn semantics(&self) -> Semantics {
+        self.0.borrow().agreed.semantics
     }
 
     /// Whether the last answer was a refusal giving only its kind.
@@ -272,19 +288,36 @@ impl ExternalIndex {
         self.last_cost.set(None);
         let mut session = self.link.0.borrow_mut();
         session.kind_only = false;
-        match session.exchange(op) {
-            Ok(Reply { outcome: Outcome::Failed(error), .. }) => Err(error),
+        let line = serde_json::to_string(op).expect("an op serialises");
+        match session.exchange(op.kind(), line, |line| read_reply(op, line)) {
+            Ok(Reply { outcome: Outcome::Failed(error), kind_only, .. }) => {
+                session.kind_only = kind_only;
+                Err(error)
+            }
             Ok(Reply { outcome, cost, .. }) => {
                 if matches!(op.kind(), OpKind::Check | OpKind::Earliest) {
                     self.last_cost.set(Some(cost.unwrap_or_default()));
                 }
                 Ok(outcome)
             }
-            Err(fault) => {
-                let reason = format!("the external child failed: {fault}");
-                session.fault.get_or_insert(fault);
-                Err(Error::BadConfig { reason })
+            Err(fault) => Err(session.failed(fault)),
+        }
+    }
+}
+
+impl CountIndex for ExternalIndex {
+    /// Sends `op` to a child with count semantics; a fault is recorded on the link and
+    /// refused with a `BadConfig` error that says so, as for the id view.
+    fn apply_count(&mut self, op: &CountOp) -> CountOutcome {
+        let mut session = self.link.0.borrow_mut();
+        session.kind_only = false;
+        let line = serde_json::to_string(op).expect("an op serialises");
+        match session.exchange(op.kind(), line, |line| read_count_reply(op, line)) {
+            Ok(reply) => {
+                session.kind_only = reply.kind_only;
+                reply.outcome
             }
+            Err(fault) => CountOutcome::Failed(session.failed(fault)),
         }
     }
 }

@@ -4,7 +4,8 @@
 use std::io::{self, BufRead, Write};
 use std::str::Utf8Error;
 
-use oracle::{apply, Op, Oracle, Outcome};
+use oracle::{apply, CountIndex, CountOp, CountOutcome, Counts, Op, Oracle, Outcome};
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 use structures::{AvailabilityIndex, Config, Cost, Kind, UnknownName};
 
@@ -103,8 +104,41 @@ pub fn build(name: &str, capacity: u32, config: Config) -> Result<Box<dyn Availa
 /// `failed` record.
 pub fn run(
     index: &mut dyn AvailabilityIndex,
+    input: impl BufRead,
+    output: impl Write,
+) -> Result<usize, StreamError> {
+    run_with(input, output, |op: Op| {
+        let result = apply(index, &op);
+        let cost = matches!(op, Op::Check { .. } | Op::Earliest { .. }).then(|| index.last_cost()).flatten();
+        Record { result, cost }
+    })
+}
+
+/// One output line of the count view.
+#[derive(Debug, Serialize)]
+pub struct CountRecord {
+    /// What the op returned.
+    pub result: CountOutcome,
+}
+
+/// [`run`] for the count view: count op lines ([`CountOp`]) applied to the count
+/// reference.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_counts(
+    counts: &mut Counts,
+    input: impl BufRead,
+    output: impl Write,
+) -> Result<usize, StreamError> {
+    run_with(input, output, |op: CountOp| CountRecord { result: counts.apply_count(&op) })
+}
+
+/// Reads every line of `input` as an `O`, and writes what `apply` makes of it.
+fn run_with<O: DeserializeOwned, R: Serialize>(
     mut input: impl BufRead,
     mut output: impl Write,
+    mut apply: impl FnMut(O) -> R,
 ) -> Result<usize, StreamError> {
     let mut count = 0;
     let mut buf = Vec::new();
@@ -122,14 +156,12 @@ pub fn run(
             continue;
         }
         // The error quotes the start of the line only: a bad line may be long.
-        let op: Op = serde_json::from_str(line).map_err(|source| StreamError::NotAnOp {
+        let op: O = serde_json::from_str(line).map_err(|source| StreamError::NotAnOp {
             line: number,
             quoted: limits::quote(line),
             source,
         })?;
-        let result = apply(index, &op);
-        let cost = matches!(op, Op::Check { .. } | Op::Earliest { .. }).then(|| index.last_cost()).flatten();
-        serde_json::to_writer(&mut output, &Record { result, cost }).map_err(StreamError::Encode)?;
+        serde_json::to_writer(&mut output, &apply(op)).map_err(StreamError::Encode)?;
         writeln!(output).map_err(StreamError::Write)?;
         count += 1;
     }

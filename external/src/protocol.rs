@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use oracle::{Op, OpKind, Outcome, Scenario};
+use oracle::{CountOp, CountOutcome, Fits, Op, OpKind, Outcome, Scenario};
 use serde::{Deserialize, Serialize};
 use structures::{Cost, Error, RangeSet, Time, TimeFrame};
 
@@ -61,6 +61,20 @@ pub struct Welcome {
     /// Why it refuses this index (a capacity or configuration it cannot take).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What its answers mean: ids (the default) or counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub semantics: Option<Semantics>,
+}
+
+/// What a child's answers mean.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Semantics {
+    /// Which ids are free: the [`AvailabilityIndex`](structures::AvailabilityIndex) view.
+    #[default]
+    Ids,
+    /// How many are free: the count view ([`oracle::counts`]).
+    Counts,
 }
 
 /// A welcome that passed every check.
@@ -73,6 +87,8 @@ pub struct Agreed {
     /// Whether it takes [`Reset`] messages (it lists [`RESET`] among `supports`), so
     /// one child can serve many indexes.
     pub reset: bool,
+    /// What its answers mean.
+    pub semantics: Semantics,
 }
 
 /// How a welcome's `supports` names the [`Reset`] message.
@@ -190,7 +206,16 @@ impl Welcome {
         if supports.is_empty() {
             return Err(HandshakeError::BadWelcome("the welcome supports no operation".into()));
         }
-        Ok(Agreed { name, supports, reset })
+        let semantics = welcome.semantics.unwrap_or_default();
+        if let Some(kind) =
+            supports.iter().find(|k| semantics == Semantics::Counts && !CountOp::KINDS.contains(k))
+        {
+            return Err(HandshakeError::BadWelcome(format!(
+                "\"supports\" names {kind}, which the count semantics does not have (it has {})",
+                CountOp::KINDS.map(OpKind::name).join(", ")
+            )));
+        }
+        Ok(Agreed { name, supports, reset, semantics })
     }
 }
 
@@ -259,6 +284,8 @@ enum Answer {
     Frames(Vec<TimeFrame>),
     Done,
     Failed(Refusal),
+    Fits(Fits),
+    Time(Option<Time>),
     /// The child failed inside (an exception): not an answer, but it goes on.
     Error(String),
 }
@@ -284,8 +311,10 @@ pub struct Reply {
 }
 
 /// The outcome an op must answer with when it is not refused.
-pub fn expected_outcome(kind: OpKind) -> &'static str {
+pub fn expected_outcome(kind: OpKind, semantics: Semantics) -> &'static str {
     match kind {
+        OpKind::Check if semantics == Semantics::Counts => "fits",
+        OpKind::Earliest if semantics == Semantics::Counts => "time",
         OpKind::Check => "free",
         OpKind::Earliest => "start",
         OpKind::FreeFrames | OpKind::Options => "frames",
@@ -343,33 +372,98 @@ pub enum ReplyError {
 /// failure; otherwise a protocol error: not JSON, not a record, an outcome of the wrong
 /// type for the op, an unknown error kind, or a cost visiting more than its worst case.
 pub fn read_reply(op: &Op, line: &str) -> Result<Reply, ReplyError> {
+    let (answer, cost) = read_answer(op.kind(), Semantics::Ids, line)?;
+    let (outcome, kind_only) = match answer {
+        Err((error, kind_only)) => (Outcome::Failed(error), kind_only),
+        Ok(Answer::Free(set)) => (Outcome::Free(set), false),
+        Ok(Answer::Start(frame)) => (Outcome::Start(frame), false),
+        Ok(Answer::Frames(frames)) => (Outcome::Frames(frames), false),
+        Ok(_) => (Outcome::Done, false),
+    };
+    Ok(Reply { outcome, kind_only, cost })
+}
+
+/// Reads an answer line to an op of `kind` from a child of `semantics`: its result (a
+/// refusal as its error, and whether it gave only the kind) and its cost. What the
+/// result holds is the outcome `kind` needs, or `done`.
+///
+/// # Errors
+/// As [`read_reply`].
+fn read_answer(
+    kind: OpKind,
+    semantics: Semantics,
+    line: &str,
+) -> Result<(Checked, Option<Cost>), ReplyError> {
     let parsed: Line = serde_json::from_str(line)
         .map_err(|e| ReplyError::NotARecord { why: e.to_string(), line: clip(line, 200) })?;
-    let (outcome, kind_only) = match parsed.result {
-        Answer::Free(set) => (Outcome::Free(set), false),
-        Answer::Start(frame) => (Outcome::Start(frame), false),
-        Answer::Frames(frames) => (Outcome::Frames(frames), false),
-        Answer::Done => (Outcome::Done, false),
-        Answer::Failed(Refusal::Full(error)) => (Outcome::Failed(error), false),
-        Answer::Failed(Refusal::Kind(kind)) => match of_kind(&kind) {
-            Some(error) => (Outcome::Failed(error), true),
-            None => return Err(ReplyError::UnknownKind { kind }),
-        },
+    let answer = match parsed.result {
         Answer::Error(message) => return Err(ReplyError::Reported { message: clip(&message, 1000) }),
+        Answer::Failed(Refusal::Full(error)) => Err((error, false)),
+        Answer::Failed(Refusal::Kind(kind)) => {
+            Err((of_kind(&kind).ok_or(ReplyError::UnknownKind { kind })?, true))
+        }
+        answer if answer.name() == expected_outcome(kind, semantics) => Ok(answer),
+        answer => return Err(wrong_outcome(kind, answer.name(), semantics)),
     };
-    let got = match &outcome {
-        Outcome::Free(_) => "free",
-        Outcome::Start(_) => "start",
-        Outcome::Frames(_) => "frames",
-        Outcome::Done => "done",
-        Outcome::Failed(_) => "failed",
+    Ok((answer, checked_cost(parsed.cost)?))
+}
+
+/// An answer of the outcome its op needs, or a refusal: its error, and whether it gave
+/// only the kind.
+type Checked = Result<Answer, (Error, bool)>;
+
+impl Answer {
+    /// The outcome's name, as the line spells it.
+    fn name(&self) -> &'static str {
+        match self {
+            Answer::Free(_) => "free",
+            Answer::Start(_) => "start",
+            Answer::Frames(_) => "frames",
+            Answer::Done => "done",
+            Answer::Failed(_) => "failed",
+            Answer::Fits(_) => "fits",
+            Answer::Time(_) => "time",
+            Answer::Error(_) => "error",
+        }
+    }
+}
+
+/// The protocol error of an answer with outcome `got` to an op of `kind`.
+fn wrong_outcome(kind: OpKind, got: &'static str, semantics: Semantics) -> ReplyError {
+    ReplyError::WrongOutcome { op: kind, got, wanted: expected_outcome(kind, semantics) }
+}
+
+/// `cost`, unless it visits more than its worst case.
+fn checked_cost(cost: Option<Cost>) -> Result<Option<Cost>, ReplyError> {
+    match cost {
+        Some(c) if c.visited > c.worst => {
+            Err(ReplyError::CostAboveWorst { visited: c.visited, worst: c.worst })
+        }
+        _ => Ok(cost),
+    }
+}
+
+/// A checked answer to one op of the count view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CountReply {
+    /// What the child returned; a refusal that gave only its kind holds an error of that
+    /// kind with empty details.
+    pub outcome: CountOutcome,
+    /// Whether the refusal gave only its kind.
+    pub kind_only: bool,
+}
+
+/// Reads the answer line to `op`, of a child with count semantics.
+///
+/// # Errors
+/// As [`read_reply`], with `fits` and `time` the outcomes `check` and `earliest` need.
+pub fn read_count_reply(op: &CountOp, line: &str) -> Result<CountReply, ReplyError> {
+    let (answer, _) = read_answer(op.kind(), Semantics::Counts, line)?;
+    let (outcome, kind_only) = match answer {
+        Err((error, kind_only)) => (CountOutcome::Failed(error), kind_only),
+        Ok(Answer::Fits(fits)) => (CountOutcome::Fits(fits), false),
+        Ok(Answer::Time(time)) => (CountOutcome::Time(time), false),
+        Ok(_) => (CountOutcome::Done, false),
     };
-    let wanted = expected_outcome(op.kind());
-    if got != "failed" && got != wanted {
-        return Err(ReplyError::WrongOutcome { op: op.kind(), got, wanted });
-    }
-    if let Some(cost) = parsed.cost.filter(|c| c.visited > c.worst) {
-        return Err(ReplyError::CostAboveWorst { visited: cost.visited, worst: cost.worst });
-    }
-    Ok(Reply { outcome, kind_only, cost: parsed.cost })
+    Ok(CountReply { outcome, kind_only })
 }

@@ -8,7 +8,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use oracle::generate::{self, Choices, Swarm};
-use oracle::{apply, Op, Oracle, Scenario};
+use oracle::{apply, CountOp, Op, Oracle, Scenario};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use structures::Config;
@@ -208,7 +208,7 @@ pub fn trace(name: &str, load: &Workload, config: Config) -> Result<Stream, Sour
 }
 
 /// Reads an ops file (one op per line, blank lines skipped), as `resbench ops` reads
-/// its input.
+/// its input; count ops ([`CountOp`]) are read as [`CountOp::to_op`].
 ///
 /// # Errors
 /// An unreadable file, or a line that is not an op (naming its number): a
@@ -220,11 +220,11 @@ pub fn read_ops(path: &Path) -> Result<Vec<Op>, SourceError> {
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
         .map(|(i, line)| {
-            serde_json::from_str(line).map_err(|source| SourceError::NotAnOp {
-                path: path.to_path_buf(),
-                line: i + 1,
-                text: line.to_owned(),
-                source,
+            // A count op (a reproducer of a child with count semantics) stands for the
+            // id op whose count form it is.
+            let count = || serde_json::from_str::<CountOp>(line).map(|op| op.to_op());
+            serde_json::from_str(line).or_else(|e| count().map_err(|_| e)).map_err(|source| {
+                SourceError::NotAnOp { path: path.to_path_buf(), line: i + 1, text: line.to_owned(), source }
             })
         })
         .collect()

@@ -7,14 +7,13 @@ use std::fmt;
 use std::path::Path;
 use std::process::ExitStatus;
 
-use oracle::{Differential, Op, OpKind, Outcome, Scenario};
+use oracle::{CountDifferential, CountOp, Differential, Op, OpKind, Scenario};
 
-use super::class::{step, Class, Step};
-use super::index::{External, StartError};
-use super::protocol::HandshakeError;
+use super::class::{step, step_counts, Class, Step};
+use super::index::{External, Link, StartError};
+use super::protocol::{HandshakeError, Semantics};
 use super::shrink::{ddmin, Shrunk};
 use super::streams::Stream;
-use crate::ops_stream::Record;
 
 /// One case on one child.
 #[derive(Debug)]
@@ -25,6 +24,8 @@ pub struct CaseRun {
     pub supports: BTreeSet<OpKind>,
     /// Whether the whole free space was compared after every op.
     pub thorough: bool,
+    /// What the child's answers mean.
+    pub semantics: Semantics,
     /// Ops per class.
     pub counts: BTreeMap<Class, u64>,
     /// Ops not sent, by kind, because the child does not answer them.
@@ -37,8 +38,9 @@ pub struct CaseRun {
     /// including the diverging one.
     pub taken: usize,
     /// After a divergence, the ops that bring a fresh child to the oracle's state at
-    /// that point (`advance` to its present, `load_frames` of its free space), when the
-    /// child answers both.
+    /// that point: `advance` to its present and `load_frames` of its free space, when
+    /// the child answers both; for a child with count semantics, the ops before the
+    /// diverging one.
     pub resync: Option<Vec<Op>>,
     /// The child's exit status once closed.
     pub status: Option<ExitStatus>,
@@ -74,13 +76,23 @@ fn run_case_after(
 ) -> Result<CaseRun, StartError> {
     let (index, link) = external.start(scenario)?;
     let supports = link.supports();
-    let thorough = thorough && supports.contains(&OpKind::FreeFrames);
-    let mut run = Differential::with_structure(Box::new(index), thorough)
-        .map_err(|e| HandshakeError::Refused(format!("the oracle cannot take this scenario: {e}")))?;
+    let semantics = link.semantics();
+    let thorough = thorough && semantics == Semantics::Ids && supports.contains(&OpKind::FreeFrames);
+    let oracle_refuses =
+        |e: structures::Error| HandshakeError::Refused(format!("the oracle cannot take this scenario: {e}"));
+    let mut driver = match semantics {
+        Semantics::Ids => {
+            Driver::Ids(Differential::with_structure(Box::new(index), thorough).map_err(oracle_refuses)?)
+        }
+        Semantics::Counts => {
+            Driver::Counts(CountDifferential::new(Box::new(index), scenario).map_err(oracle_refuses)?)
+        }
+    };
     let mut case = CaseRun {
         name: link.name(),
         supports,
         thorough,
+        semantics,
         counts: BTreeMap::new(),
         skipped: BTreeMap::new(),
         sent: Vec::new(),
@@ -91,8 +103,8 @@ fn run_case_after(
     };
     for op in preamble {
         case.sent.push(op.clone());
-        let step = step(&mut run, &link, op.clone());
-        if step.class.is_divergence() {
+        let step = driver.step(&link, op);
+        if let Some(step) = step.filter(|s| s.class.is_divergence()) {
             // The child cannot take the state it is given: nothing after can be checked.
             *case.counts.entry(step.class).or_default() += 1;
             case.divergence = Some(step);
@@ -106,18 +118,43 @@ fn run_case_after(
             *case.skipped.entry(op.kind()).or_default() += 1;
             continue;
         }
+        let Some(step) = driver.step(&link, op) else {
+            *case.skipped.entry(op.kind()).or_default() += 1;
+            continue;
+        };
         case.sent.push(op.clone());
-        let step = step(&mut run, &link, op.clone());
         *case.counts.entry(step.class).or_default() += 1;
         if step.class.is_divergence() {
             case.divergence = Some(step);
-            case.resync = resync(run.oracle(), &case.supports);
+            case.resync = match &driver {
+                Driver::Ids(run) => resync(run.oracle(), &case.supports),
+                // No count op states the whole free space: the agreed ops before the
+                // diverging one rebuild it on a fresh index, for both sides.
+                Driver::Counts(_) => Some(case.sent[..case.sent.len() - 1].to_vec()),
+            };
             break;
         }
     }
-    drop(run);
+    drop(driver);
     case.status = link.finish();
     Ok(case)
+}
+
+/// The driver of a case: the id view's or the count view's, as the child declared.
+enum Driver {
+    Ids(Differential),
+    Counts(CountDifferential),
+}
+
+impl Driver {
+    /// Sends `op` (its count form to a child with count semantics) and classes it;
+    /// `None` for an op without a count form, which is not sent.
+    fn step(&mut self, link: &Link, op: &Op) -> Option<Step> {
+        match self {
+            Driver::Ids(run) => Some(step(run, link, op.clone())),
+            Driver::Counts(run) => Some(step_counts(run, link, CountOp::of(op)?)),
+        }
+    }
 }
 
 /// The ops that bring a fresh index to `oracle`'s state, if the child answers them.
@@ -143,6 +180,8 @@ pub struct Found {
     pub scenario: Scenario,
     /// Whether the whole state was compared.
     pub thorough: bool,
+    /// What the child's answers mean.
+    pub semantics: Semantics,
     /// The ops sent, the diverging one last (after a resync, starting with the ops that
     /// brought the child to the oracle's state).
     pub ops: Vec<Op>,
@@ -351,6 +390,7 @@ pub fn verify(
                     case: i + 1,
                     scenario,
                     thorough,
+                    semantics: run.semantics,
                     ops: run.sent,
                     op_index: at,
                     step,
@@ -408,10 +448,11 @@ pub fn scenario_args(scenario: Scenario) -> String {
 
 /// The two commands that replay an ops file: on the oracle, and on the child through
 /// the protocol.
-pub fn replay_commands(command: &str, scenario: Scenario, file: &Path) -> [String; 2] {
+pub fn replay_commands(command: &str, scenario: Scenario, semantics: Semantics, file: &Path) -> [String; 2] {
     let (args, file) = (scenario_args(scenario), quote(&file.display().to_string()));
+    let counts = if semantics == Semantics::Counts { " --counts" } else { "" };
     [
-        format!("resbench ops --structure oracle {args} < {file}"),
+        format!("resbench ops --structure oracle{counts} {args} < {file}"),
         format!("resbench verify --external {} --replay {file} {args}", quote(command)),
     ]
 }
@@ -440,20 +481,16 @@ pub fn divergences_json(found: &[Found]) -> serde_json::Value {
     serde_json::Value::Array(cases)
 }
 
-/// An outcome as the `ops` answer format writes it.
-///
-/// # Panics
-/// Never: every outcome serialises.
-pub fn record_line(outcome: &Outcome) -> String {
-    serde_json::to_string(&Record { result: outcome.clone(), cost: None }).expect("a record serialises")
-}
-
-/// An op as the `ops` input format writes it.
+/// An op as a child of `semantics` is sent it, which is also how ops files hold it: the
+/// `ops` input format, or its count form.
 ///
 /// # Panics
 /// Never: every op serialises.
-pub fn op_line(op: &Op) -> String {
-    serde_json::to_string(op).expect("an op serialises")
+pub fn op_line(op: &Op, semantics: Semantics) -> String {
+    match CountOp::of(op).filter(|_| semantics == Semantics::Counts) {
+        Some(count) => serde_json::to_string(&count).expect("an op serialises"),
+        None => serde_json::to_string(op).expect("an op serialises"),
+    }
 }
 
 /// The horizon as a message says it.
@@ -476,13 +513,13 @@ impl fmt::Display for Found {
             self.op_index
         )?;
         if let Some(op) = self.ops.last() {
-            writeln!(f, "  op:     {}", op_line(op))?;
+            writeln!(f, "  op:     {}", op_line(op, self.semantics))?;
         }
         if let Some(child) = &self.step.child {
             writeln!(f, "  child:  {child}")?;
         }
         if let Some(oracle) = &self.step.oracle {
-            writeln!(f, "  oracle: {}", record_line(oracle))?;
+            writeln!(f, "  oracle: {oracle}")?;
         }
         for line in self.step.what.lines() {
             writeln!(f, "  {line}")?;
@@ -507,7 +544,7 @@ impl fmt::Display for Summary {
             let stopped = if c.stopped { "; stopped at its bound of divergences" } else { "" };
             let resynced = if c.resynced > 0 {
                 format!(
-                    "; went on past {} divergence(s) on a fresh child from the oracle's state",
+                    "; went on past {} divergence(s) on a fresh index brought back in step with the oracle",
                     c.resynced
                 )
             } else {

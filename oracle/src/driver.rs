@@ -7,6 +7,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use structures::{AvailabilityIndex, Config, Cost, Error, Kind, TimeFrame};
 
+use crate::counts::{CountIndex, CountOp, CountOutcome, Counts};
 use crate::{apply, Op, OpKind, Oracle, Outcome};
 
 /// What a differential run starts from; with the ops so far, a complete reproducer.
@@ -91,6 +92,87 @@ impl fmt::Display for Divergence {
 
 impl std::error::Error for Divergence {}
 
+/// How a structure's outcome and the oracle's disagree, if they do: the one comparison
+/// of outcomes, for the id view's [`Outcome`] and the count view's [`CountOutcome`]
+/// alike (`refusal` reads an outcome's error).
+pub fn disagreement<O: PartialEq>(
+    got: &O,
+    expected: &O,
+    refusal: fn(&O) -> Option<&Error>,
+) -> Option<Disagreement> {
+    match (refusal(got), refusal(expected)) {
+        (Some(a), Some(b)) if a != b => Some(Disagreement::ErrorsDiffer),
+        (Some(_), Some(_)) => None,
+        (Some(_), None) => Some(Disagreement::OnlyStructureFailed),
+        (None, Some(_)) => Some(Disagreement::OnlyOracleFailed),
+        (None, None) if got != expected => Some(Disagreement::AnswersDiffer),
+        (None, None) => None,
+    }
+}
+
+/// A count index and the reference [`Counts`] driven in lock step, compared by
+/// [`disagreement`] after every op (and the reference validated).
+pub struct CountDifferential {
+    structure: Box<dyn CountIndex>,
+    oracle: Counts,
+    ops: Vec<CountOp>,
+}
+
+/// A count view's divergence: how, the two outcomes and the ops so far.
+#[derive(Debug, Clone)]
+pub struct CountDivergence {
+    /// What went wrong.
+    pub kind: Disagreement,
+    /// The structure's outcome for the last op.
+    pub got: CountOutcome,
+    /// The reference's.
+    pub expected: CountOutcome,
+    /// Every op applied, the diverging one last.
+    pub ops: Vec<CountOp>,
+}
+
+impl CountDifferential {
+    /// `structure` beside a fresh reference of `scenario`'s capacity and configuration.
+    ///
+    /// # Errors
+    /// [`Error::BadConfig`] for a scenario the reference cannot take.
+    pub fn new(structure: Box<dyn CountIndex>, scenario: Scenario) -> Result<Self, Error> {
+        Ok(CountDifferential {
+            structure,
+            oracle: Counts::new(scenario.capacity, scenario.config)?,
+            ops: Vec::new(),
+        })
+    }
+
+    /// The reference beside the structure.
+    pub fn oracle(&self) -> &Counts {
+        &self.oracle
+    }
+
+    /// The ops applied so far.
+    pub fn ops(&self) -> &[CountOp] {
+        &self.ops
+    }
+
+    /// Applies `op` to both and returns the agreed outcome.
+    ///
+    /// # Errors
+    /// A [`CountDivergence`] carrying the op sequence so far.
+    pub fn step(&mut self, op: CountOp) -> Result<CountOutcome, Box<CountDivergence>> {
+        let got = self.structure.apply_count(&op);
+        let expected = self.oracle.apply_count(&op);
+        self.ops.push(op);
+        let kind = disagreement(&got, &expected, CountOutcome::refusal).or_else(|| {
+            let invalid = self.oracle.validate().err()?;
+            Some(Disagreement::Invalid(format!("the reference itself: {invalid}")))
+        });
+        match kind {
+            None => Ok(got),
+            Some(kind) => Err(Box::new(CountDivergence { kind, got, expected, ops: self.ops.clone() })),
+        }
+    }
+}
+
 /// Without `thorough`, how often (in ops) the driver validates the structure.
 pub const VALIDATE_EVERY: usize = 1024;
 
@@ -152,17 +234,10 @@ impl Differential {
         let got = apply(self.structure.as_mut(), &op);
         let expected = apply(&mut self.oracle, &op);
         self.ops.push(op);
-        let kind = match (&got, &expected) {
-            (Outcome::Failed(a), Outcome::Failed(b)) if a != b => Some(Disagreement::ErrorsDiffer),
-            (Outcome::Failed(_), Outcome::Failed(_)) => None,
-            (Outcome::Failed(_), _) => Some(Disagreement::OnlyStructureFailed),
-            (_, Outcome::Failed(_)) => Some(Disagreement::OnlyOracleFailed),
-            (a, b) if a != b => Some(Disagreement::AnswersDiffer),
-            _ => None,
-        }
-        .or_else(|| self.cost_problem(op_kind, &got))
-        .or_else(|| self.validation_problem())
-        .or_else(|| self.state_problem());
+        let kind = disagreement(&got, &expected, Outcome::refusal)
+            .or_else(|| self.cost_problem(op_kind, &got))
+            .or_else(|| self.validation_problem())
+            .or_else(|| self.state_problem());
         match kind {
             None => Ok(got),
             Some(kind) => Err(Box::new(Divergence {

@@ -174,6 +174,14 @@ impl Outcome {
     pub fn is_failure(&self) -> bool {
         matches!(self, Outcome::Failed(_))
     }
+
+    /// The error, if the op was refused.
+    pub fn refusal(&self) -> Option<&Error> {
+        match self {
+            Outcome::Failed(error) => Some(error),
+            _ => None,
+        }
+    }
 }
 
 fn outcome<T>(result: Result<T, Error>, wrap: impl FnOnce(T) -> Outcome) -> Outcome {

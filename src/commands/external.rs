@@ -10,8 +10,7 @@ use clap::builder::PossibleValuesParser;
 use external::boundary::boundary;
 use external::streams::{random, read_ops, read_trace, trace, Case, Stream};
 use external::verify::{
-    divergences_json, first_of_each_symptom, op_line, record_line, replay_commands, run_case, shrink, verify,
-    Found,
+    divergences_json, first_of_each_symptom, op_line, replay_commands, run_case, shrink, verify, Found,
 };
 use external::{bench, Class, External, Limits};
 use oracle::OpKind;
@@ -244,10 +243,10 @@ fn report_shrunk(args: &VerifyArgs, external: &External, first: &Found) -> Resul
     };
     let name = format!("{}-{}", first.stream, first.symptom().slug());
     let original = args.out.join(format!("{name}.original.ops"));
-    let text: String = first.ops.iter().map(|op| op_line(op) + "\n").collect();
+    let text: String = first.ops.iter().map(|op| op_line(op, first.semantics) + "\n").collect();
     fs::write(&original, &text).with_context(|| format!("cannot write {}", original.display()))?;
     let file = args.out.join(format!("{name}.ops"));
-    let text: String = shrunk.items.iter().map(|op| op_line(op) + "\n").collect();
+    let text: String = shrunk.items.iter().map(|op| op_line(op, first.semantics) + "\n").collect();
     fs::write(&file, &text).with_context(|| format!("cannot write {}", file.display()))?;
     outln!(
         "shrunk from {} to {} ops ({how}), written to {} (the original case: {}):",
@@ -265,11 +264,11 @@ fn report_shrunk(args: &VerifyArgs, external: &External, first: &Found) -> Resul
             outln!("  child:  {child}")?;
         }
         if let Some(oracle) = &step.oracle {
-            outln!("  oracle: {}", record_line(oracle))?;
+            outln!("  oracle: {oracle}")?;
         }
     }
     outln!("replay it with:")?;
-    for command in replay_commands(&external.command, first.scenario, &file) {
+    for command in replay_commands(&external.command, first.scenario, first.semantics, &file) {
         outln!("  {command}")?;
     }
     Ok(())

@@ -2,8 +2,9 @@
 
 use std::io;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use external::ops_stream;
+use oracle::Counts;
 use structures::Config;
 
 /// The op stream's command-line arguments.
@@ -21,13 +22,26 @@ pub struct Args {
     /// Horizon past the present, a multiple of the slot.
     #[arg(long)]
     horizon: Option<u64>,
+    /// Count ops (`count` where an id op has `set`) on the count view's reference, which
+    /// answers how many resources are free, not which; only with `--structure oracle`.
+    #[arg(long)]
+    counts: bool,
 }
 
 /// Runs the command.
 pub fn run(args: &Args) -> Result<()> {
     let config = Config { slot: args.slot, horizon: args.horizon };
-    let mut index = ops_stream::build(&args.structure, args.capacity, config)?;
-    match ops_stream::run(index.as_mut(), io::stdin().lock(), io::stdout().lock()) {
+    let (input, output) = (io::stdin().lock(), io::stdout().lock());
+    let result = if args.counts {
+        if args.structure != "oracle" {
+            bail!("--counts runs on the count view's reference only: pass --structure oracle");
+        }
+        ops_stream::run_counts(&mut Counts::new(args.capacity, config)?, input, output)
+    } else {
+        let mut index = ops_stream::build(&args.structure, args.capacity, config)?;
+        ops_stream::run(index.as_mut(), input, output)
+    };
+    match result {
         // The writer's own error, so that `closed_pipe` sees a reader that went away.
         Err(ops_stream::StreamError::Write(e)) => Err(e.into()),
         other => other.map(drop).map_err(Into::into),

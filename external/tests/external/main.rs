@@ -6,6 +6,7 @@ mod bench;
 mod boundary;
 mod child;
 mod class;
+mod cpp;
 mod index;
 mod ops_stream;
 mod protocol;

@@ -1,7 +1,33 @@
 //! The JSON-lines op stream.
 
-use external::ops_stream::{build, run};
+use external::ops_stream::{build, run, run_counts};
+use oracle::Counts;
 use structures::Config;
+
+#[test]
+fn count_ops_are_answered_by_the_count_reference() {
+    let input = r#"{"op":"allocate","start":0,"end":5,"count":1}
+{"op":"allocate","start":5,"end":10,"count":1}
+{"op":"check","start":0,"end":10,"n":1}
+{"op":"earliest","ready":0,"duration":2,"n":2}
+{"op":"release","start":0,"end":10,"count":1}
+"#;
+    let mut out = Vec::new();
+    assert_eq!(
+        run_counts(&mut Counts::new(2, Config::default()).unwrap(), input.as_bytes(), &mut out).unwrap(),
+        5
+    );
+    let lines: Vec<_> = String::from_utf8(out).unwrap().lines().map(String::from).collect();
+    assert_eq!(lines[2], r#"{"result":{"outcome":"fits","value":{"fits":true,"fewest":1}}}"#);
+    assert_eq!(lines[3], r#"{"result":{"outcome":"time","value":10}}"#);
+    assert_eq!(lines[4], r#"{"result":{"outcome":"done"}}"#, "one busy throughout, whichever it is");
+    let err = run_counts(
+        &mut Counts::new(2, Config::default()).unwrap(),
+        r#"{"op":"free_frames","from":0,"to":1}"#.as_bytes(),
+        Vec::new(),
+    );
+    assert!(err.unwrap_err().to_string().starts_with("stdin line 1: not an op"));
+}
 
 #[test]
 fn outcomes_come_back_one_line_per_op_with_costs() {

@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use external::child::Child;
 use external::protocol::{
-    error_kind, read_reply, read_reset_reply, HandshakeError, Hello, ReplyError, Reset, Welcome, ERROR_KINDS,
-    PROTOCOL, VERSION,
+    error_kind, read_count_reply, read_reply, read_reset_reply, HandshakeError, Hello, ReplyError, Reset,
+    Semantics, Welcome, ERROR_KINDS, PROTOCOL, VERSION,
 };
-use oracle::{Op, OpKind, Outcome, Scenario};
+use oracle::{CountOp, CountOutcome, Fits, Op, OpKind, Outcome, Scenario};
 use structures::{Config, Cost, Error, RangeSet};
 
 const DOC: &str = include_str!("../../../docs/external-protocol.md");
@@ -108,6 +108,35 @@ fn welcomes_are_checked_version_first() {
     let other = Welcome::read(r#"{"protocol":"other","version":1}"#).unwrap_err();
     assert_eq!(other, HandshakeError::WrongProtocol("other".into()));
     assert!(matches!(Welcome::read("hello?"), Err(HandshakeError::NotAWelcome { .. })));
+}
+
+#[test]
+fn a_child_with_count_semantics_answers_fits_and_times() {
+    let welcome = |rest: &str| format!(r#"{{"protocol":"{PROTOCOL}","version":1,"name":"c"{rest}}}"#);
+    let counts = Welcome::read(&welcome(r#","supports":["check","reset"],"semantics":"counts""#)).unwrap();
+    assert_eq!(counts.semantics, Semantics::Counts);
+    assert_eq!(Welcome::read(&welcome(r#","supports":["check"]"#)).unwrap().semantics, Semantics::Ids);
+    let frames = Welcome::read(&welcome(r#","supports":["free_frames"],"semantics":"counts""#)).unwrap_err();
+    assert!(
+        frames.to_string().contains("names free_frames, which the count semantics does not have"),
+        "{frames}"
+    );
+    assert!(Welcome::read(&welcome(r#","supports":["check"],"semantics":"sizes""#)).is_err());
+    let check = CountOp::Check { start: 0, end: 1, n: 1 };
+    let fits = read_count_reply(&check, r#"{"result":{"outcome":"fits","value":{"fits":false,"fewest":0}}}"#);
+    assert_eq!(fits.unwrap().outcome, CountOutcome::Fits(Fits { fits: false, fewest: 0 }));
+    let wrong = read_count_reply(&check, r#"{"result":{"outcome":"free","value":null}}"#).unwrap_err();
+    assert_eq!(wrong.to_string(), "check answered with outcome \"free\"; it needs \"fits\" or \"failed\"");
+    let earliest = CountOp::Earliest { ready: 0, duration: 1, n: 1 };
+    let time = read_count_reply(&earliest, r#"{"result":{"outcome":"time","value":null}}"#).unwrap();
+    assert_eq!(time.outcome, CountOutcome::Time(None));
+    let kind = read_count_reply(&earliest, r#"{"result":{"outcome":"failed","value":"bad_count"}}"#).unwrap();
+    assert!(kind.kind_only);
+    let id_check = Op::Check { start: 0, end: 1, n: 1 };
+    assert!(
+        read_reply(&id_check, r#"{"result":{"outcome":"time","value":3}}"#).is_err(),
+        "not for an id child"
+    );
 }
 
 #[test]

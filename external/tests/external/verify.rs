@@ -5,8 +5,9 @@
 use std::time::{Duration, Instant};
 
 use external::boundary::boundary;
+use external::protocol::Semantics;
 use external::streams::{random, read_trace, trace};
-use external::verify::{replay_commands, run_case, shrink, verify};
+use external::verify::{op_line, replay_commands, run_case, shrink, verify};
 use external::{Class, External, Limits, StartError};
 use oracle::{OpKind, Scenario};
 use structures::Config;
@@ -45,9 +46,44 @@ fn the_planted_bug_is_caught_as_different_answers_and_shrunk_to_at_most_10_ops()
     let again = run_case(&buggy, found.scenario, &shrunk.items, found.thorough).unwrap();
     assert_eq!(again.divergence.map(|s| s.class), Some(Class::DifferentAnswers));
     let file = temp_dir("commands").join("r.ops");
-    let [ops, replay] = replay_commands(&buggy.command, found.scenario, &file);
+    let [ops, replay] = replay_commands(&buggy.command, found.scenario, found.semantics, &file);
     assert!(ops.starts_with("resbench ops --structure oracle --capacity "), "{ops}");
     assert!(replay.contains("--external 'python3 ") && replay.contains("buggy.py' --replay "), "{replay}");
+}
+
+#[test]
+fn the_count_planner_passes_every_stream_and_its_planted_bug_is_caught_and_shrunk() {
+    let (name, load) = read_trace(None, None, Some(5_000)).unwrap();
+    let streams = [
+        random(10_000, 100, 1),
+        trace(&name, &load, Config { slot: 300, horizon: None }).unwrap(),
+        boundary(),
+    ];
+    let summary = verify(&external(&example("counts.py")), &streams, 1).unwrap();
+    assert_eq!(summary.divergences(), 0, "{}", summary.found[0]);
+    assert!(summary.columns.iter().all(|c| c.ops() > 0 && !c.thorough), "{summary}");
+    assert!(summary.columns[1].counts[&Class::Agree] > 19_000, "{summary}");
+    assert_eq!(
+        summary.skipped.keys().copied().collect::<Vec<_>>(),
+        [OpKind::FreeFrames, OpKind::Options, OpKind::LoadFrames],
+        "the ops without a count form"
+    );
+    let buggy = external(&(example("counts.py") + " --bug"));
+    let summary = verify(&buggy, &[random(2_000, 100, 1)], 10).unwrap();
+    let check =
+        summary.found.iter().find(|f| f.symptom().op == Some(OpKind::Check)).expect("the bug is caught");
+    assert_eq!(check.semantics, Semantics::Counts);
+    let shrunk = shrink(&buggy, check, 1_000);
+    assert!(shrunk.reproduced && !shrunk.exhausted && shrunk.items.len() <= 3, "{:?}", shrunk.items);
+    let again = run_case(&buggy, check.scenario, &shrunk.items, false).unwrap();
+    let step = again.divergence.unwrap();
+    assert_eq!((step.class, step.field), (check.step.class, check.step.field), "the symptom is kept");
+    assert!(op_line(shrunk.items.last().unwrap(), Semantics::Counts).starts_with(r#"{"op":"check""#));
+    assert!(op_line(&shrunk.items[0], Semantics::Counts).contains(r#""count":"#), "{:?}", shrunk.items);
+    // The trace goes on past each divergence, on a fresh index given the ops before it.
+    let summary = verify(&buggy, &streams[1..2], 3).unwrap();
+    assert_eq!((summary.divergences(), summary.columns[0].resynced), (3, 2), "{summary}");
+    assert!(summary.found.windows(2).all(|w| w[0].op_index < w[1].op_index), "{summary}");
 }
 
 /// The first divergence of the boundary stream on the faulty adapter in `mode`.
