@@ -1,17 +1,20 @@
 //! `resbench bench --external`: the child's wall time per op on the same streams as
 //! every built-in structure, beside the no-op adapter's (the protocol's own cost) and
 //! the child's time less that. Only the ops are timed: building an index, starting a
-//! child and its handshake are not.
+//! child and its handshake are not. Cases the child declines at the handshake, or fails
+//! on (a crash, a timeout, garbage, a reported error), are found in a first run, left out
+//! of every contender's timing, and counted.
 
 use std::collections::BTreeSet;
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use oracle::{apply, OpKind};
+use oracle::{apply, CountIndex, CountOp, OpKind};
 use structures::Kind;
 
 use super::child::ChildError;
 use super::index::{External, StartError};
+use super::protocol::{HandshakeError, Semantics};
 use super::streams::{Case, Stream};
 
 /// Why a contender could not be timed on a stream.
@@ -26,14 +29,32 @@ pub enum BenchError {
     /// The no-op adapter cannot be started.
     #[error("the no-op adapter: {0}")]
     StartNoop(StartError),
-    /// The child failed the protocol during the bench (a crash, a timeout, garbage).
-    #[error("{child} failed during the bench: {fault}")]
+    /// The child failed on a case it had passed in the first run.
+    #[error("{child} failed during the bench, on case {case} of the {stream} stream, which it passed before: {fault}")]
     Fault {
         /// The name the child gave.
         child: String,
+        /// The stream.
+        stream: &'static str,
+        /// The case, from 1.
+        case: usize,
         /// What went wrong.
         fault: ChildError,
     },
+    /// The child declined or failed every case of every stream: nothing to time.
+    #[error("nothing was measured: {0}")]
+    NothingRan(String),
+}
+
+/// A case left out of the timing, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skip {
+    /// The case, from 1.
+    pub case: usize,
+    /// Whether the child declined it at the handshake (else it failed on it).
+    pub declined: bool,
+    /// What the child said, or how it failed.
+    pub why: String,
 }
 
 /// One stream's row: µs per op, each the median over the runs.
@@ -41,8 +62,10 @@ pub enum BenchError {
 pub struct Row {
     /// The stream's name.
     pub stream: &'static str,
-    /// Ops timed per run (those the child supports).
+    /// Ops timed per run (those the child supports, in the cases it ran cleanly).
     pub ops: usize,
+    /// Cases left out: declined at the handshake, or failed on in the first run.
+    pub skipped: Vec<Skip>,
     /// Each built-in structure's µs per op, or why it could not run the stream.
     pub builtin: Vec<(Kind, Result<f64, BenchError>)>,
     /// The child's µs per op, protocol included.
@@ -60,8 +83,10 @@ pub struct Table {
     pub noop: String,
     /// Runs each median is taken over.
     pub runs: usize,
-    /// One row per stream.
+    /// One row per stream measured.
     pub rows: Vec<Row>,
+    /// Why each stream not measured was not: the child declined or failed all its cases.
+    pub unmeasured: Vec<String>,
 }
 
 /// Keeps only the ops of `supported` kinds, so every contender runs the same ops.
@@ -92,26 +117,80 @@ pub fn time_builtin(kind: Kind, cases: &[Case]) -> Result<Duration, BenchError> 
     Ok(total)
 }
 
-/// The time a child takes over every case's ops, each case on a fresh child.
+/// One timed case on a child: its time, or why it was not run through.
+enum Ran {
+    Timed(Duration),
+    Declined(String),
+    Failed(String, ChildError),
+}
+
+/// Times one case on a fresh (or reset) child, sending each op in the form its
+/// semantics takes.
 ///
 /// # Errors
-/// The child cannot be started ([`BenchError::Start`]), or fails the protocol (a crash,
-/// a timeout, garbage: [`BenchError::Fault`]).
-pub fn time_external(external: &External, cases: &[Case]) -> Result<Duration, BenchError> {
+/// The child cannot be started other than by declining the case ([`BenchError::Start`]).
+fn time_case(external: &External, case: &Case) -> Result<Ran, BenchError> {
+    let (mut index, link) = match external.start(case.scenario) {
+        Err(StartError::Handshake(HandshakeError::Refused(why))) => return Ok(Ran::Declined(why)),
+        other => other?,
+    };
+    let counts = link.semantics() == Semantics::Counts;
+    let started = Instant::now();
+    for op in &case.ops {
+        match CountOp::of(op).filter(|_| counts) {
+            Some(count) => drop(index.apply_count(&count)),
+            None => drop(apply(&mut index, op)),
+        }
+    }
+    let elapsed = started.elapsed();
+    let ran = match link.fault() {
+        Some(fault) => Ran::Failed(link.name(), fault),
+        None => Ran::Timed(elapsed),
+    };
+    link.finish();
+    Ok(ran)
+}
+
+/// The time a child takes over every case's ops, each case on a fresh (or reset) child.
+///
+/// # Errors
+/// The child cannot be started ([`BenchError::Start`]), or declines or fails a case
+/// ([`BenchError::Fault`]; `stream` names it): [`bench`] leaves such cases out first.
+pub fn time_external(
+    external: &External,
+    stream: &'static str,
+    cases: &[Case],
+) -> Result<Duration, BenchError> {
     let mut total = Duration::ZERO;
-    for case in cases {
-        let (mut index, link) = external.start(case.scenario)?;
-        let started = Instant::now();
-        for op in &case.ops {
-            apply(&mut index, op);
+    for (i, case) in cases.iter().enumerate() {
+        match time_case(external, case)? {
+            Ran::Timed(elapsed) => total += elapsed,
+            Ran::Declined(why) => {
+                let fault = ChildError::Protocol(format!("it declined the case at the handshake: {why}"));
+                return Err(BenchError::Fault { child: String::new(), stream, case: i + 1, fault });
+            }
+            Ran::Failed(child, fault) => return Err(BenchError::Fault { child, stream, case: i + 1, fault }),
         }
-        total += started.elapsed();
-        if let Some(fault) = link.fault() {
-            return Err(BenchError::Fault { child: link.name(), fault });
-        }
-        link.finish();
     }
     Ok(total)
+}
+
+/// The cases the child runs cleanly, and those it declines or fails on, from one run.
+///
+/// # Errors
+/// The child cannot be started ([`BenchError::Start`]).
+fn clean_cases(external: &External, cases: &[Case]) -> Result<(Vec<Case>, Vec<Skip>), BenchError> {
+    let (mut kept, mut skipped) = (Vec::new(), Vec::new());
+    for (i, case) in cases.iter().enumerate() {
+        match time_case(external, case)? {
+            Ran::Timed(_) => kept.push(case.clone()),
+            Ran::Declined(why) => skipped.push(Skip { case: i + 1, declined: true, why }),
+            Ran::Failed(_, fault) => {
+                skipped.push(Skip { case: i + 1, declined: false, why: fault.to_string() })
+            }
+        }
+    }
+    Ok((kept, skipped))
 }
 
 /// µs per op over `ops` ops: the median of `runs` timings.
@@ -140,27 +219,56 @@ pub fn bench(
     runs: usize,
 ) -> Result<Table, BenchError> {
     let (mut child, mut noop_name) = (String::new(), String::new());
-    let mut rows = Vec::new();
+    let (mut rows, mut unmeasured) = (Vec::new(), Vec::new());
     for stream in streams {
-        let Some(first) = stream.cases.first() else { continue };
-        let (_, link) = external.start(first.scenario)?;
+        // The first case the child takes says what it answers.
+        let (mut link, mut declined) = (None, None);
+        for case in &stream.cases {
+            match external.start(case.scenario) {
+                Ok((_, taken)) => {
+                    link = Some(taken);
+                    break;
+                }
+                Err(StartError::Handshake(HandshakeError::Refused(why))) => drop(declined.get_or_insert(why)),
+                Err(other) => return Err(other.into()),
+            }
+        }
+        let Some(link) = link else {
+            let why = declined.map_or_else(
+                || "it has no case".to_owned(),
+                |why| format!("the child declined every case (first: {why})"),
+            );
+            unmeasured.push(format!("{}: not measured: {why}", stream.name));
+            continue;
+        };
         child = link.name();
-        let cases = filtered(stream, &link.supports());
+        let supports = link.supports();
         link.finish();
+        let (cases, skipped) = clean_cases(external, &filtered(stream, &supports))?;
+        let Some(first) = cases.first() else {
+            let why =
+                skipped.first().map_or_else(String::new, |s| format!(" (first: case {}, {})", s.case, s.why));
+            unmeasured
+                .push(format!("{}: not measured: the child ran none of its cases cleanly{why}", stream.name));
+            continue;
+        };
         let ops = cases.iter().map(|c| c.ops.len()).sum();
         let builtin = Kind::ALL
             .iter()
             .copied()
             .map(|kind| (kind, median_us(ops, runs, || time_builtin(kind, &cases))))
             .collect();
-        let external_us = median_us(ops, runs, || time_external(external, &cases))?;
+        let external_us = median_us(ops, runs, || time_external(external, stream.name, &cases))?;
         let (_, link) = noop.start(first.scenario).map_err(BenchError::StartNoop)?;
         noop_name = link.name();
         link.finish();
-        let overhead = median_us(ops, runs, || time_external(noop, &cases))?;
-        rows.push(Row { stream: stream.name, ops, builtin, external: external_us, overhead });
+        let overhead = median_us(ops, runs, || time_external(noop, stream.name, &cases))?;
+        rows.push(Row { stream: stream.name, ops, skipped, builtin, external: external_us, overhead });
     }
-    Ok(Table { child, noop: noop_name, runs, rows })
+    if rows.is_empty() {
+        return Err(BenchError::NothingRan(unmeasured.join("; ")));
+    }
+    Ok(Table { child, noop: noop_name, runs, rows, unmeasured })
 }
 
 impl fmt::Display for Table {
@@ -201,6 +309,27 @@ impl fmt::Display for Table {
         }
         for note in notes {
             writeln!(f, "{note}")?;
+        }
+        for line in &self.unmeasured {
+            writeln!(f, "{line}")?;
+        }
+        for row in &self.rows {
+            let declined: Vec<&Skip> = row.skipped.iter().filter(|s| s.declined).collect();
+            let failed: Vec<&Skip> = row.skipped.iter().filter(|s| !s.declined).collect();
+            for (skips, how) in
+                [(declined, "declined at the handshake"), (failed, "failed on in a first run")]
+            {
+                if let Some(first) = skips.first() {
+                    writeln!(
+                        f,
+                        "{}: {} case(s) the child {how} were left out of every contender's timing (first: case {}, {})",
+                        row.stream,
+                        skips.len(),
+                        first.case,
+                        first.why.lines().next().unwrap_or_default()
+                    )?;
+                }
+            }
         }
         Ok(())
     }

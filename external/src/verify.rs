@@ -42,6 +42,9 @@ pub struct CaseRun {
     /// the child answers both; for a child with count semantics, the ops before the
     /// diverging one.
     pub resync: Option<Vec<Op>>,
+    /// When the divergence is in the whole free space, the query that compared it
+    /// ([`Found::query`]).
+    pub query: Option<Op>,
     /// The child's exit status once closed.
     pub status: Option<ExitStatus>,
 }
@@ -99,6 +102,7 @@ fn run_case_after(
         divergence: None,
         taken: 0,
         resync: None,
+        query: None,
         status: None,
     };
     for op in preamble {
@@ -125,6 +129,9 @@ fn run_case_after(
         case.sent.push(op.clone());
         *case.counts.entry(step.class).or_default() += 1;
         if step.class.is_divergence() {
+            if let (Driver::Ids(run), "free space") = (&driver, step.field) {
+                case.query = whole_state_query(run.oracle());
+            }
             case.divergence = Some(step);
             case.resync = match &driver {
                 Driver::Ids(run) => resync(run.oracle(), &case.supports),
@@ -157,6 +164,14 @@ impl Driver {
     }
 }
 
+/// The query with which the driver compares the whole free space after an op:
+/// `free_frames` from the present to the limit (none when they meet).
+fn whole_state_query(oracle: &oracle::Oracle) -> Option<Op> {
+    use structures::AvailabilityIndex;
+    let (from, to) = (oracle.now(), oracle.limit());
+    (from < to).then_some(Op::FreeFrames { from, to })
+}
+
 /// The ops that bring a fresh index to `oracle`'s state, if the child answers them.
 fn resync(oracle: &oracle::Oracle, supports: &BTreeSet<OpKind>) -> Option<Vec<Op>> {
     use structures::AvailabilityIndex;
@@ -187,6 +202,10 @@ pub struct Found {
     pub ops: Vec<Op>,
     /// Where the diverging op is in the case's ops, counted from 1 (skipped ones too).
     pub op_index: usize,
+    /// When the free space differed after the op (the answers agreed), the hidden query
+    /// that showed it, which the child's answer shown is to: a reproducer ends with it,
+    /// so that replaying it prints both sides' free space.
+    pub query: Option<Op>,
     /// What it came to.
     pub step: Step,
 }
@@ -393,6 +412,7 @@ pub fn verify(
                     semantics: run.semantics,
                     ops: run.sent,
                     op_index: at,
+                    query: run.query,
                     step,
                 });
                 diverged += 1;
@@ -481,6 +501,12 @@ pub fn divergences_json(found: &[Found]) -> serde_json::Value {
     serde_json::Value::Array(cases)
 }
 
+/// An ops file's text: `ops` one per line, as [`op_line`] writes them, then the
+/// whole-state `query` that showed the divergence, if any.
+pub fn ops_text(ops: &[Op], query: Option<&Op>, semantics: Semantics) -> String {
+    ops.iter().chain(query).map(|op| op_line(op, semantics) + "\n").collect()
+}
+
 /// An op as a child of `semantics` is sent it, which is also how ops files hold it: the
 /// `ops` input format, or its count form.
 ///
@@ -514,6 +540,9 @@ impl fmt::Display for Found {
         )?;
         if let Some(op) = self.ops.last() {
             writeln!(f, "  op:     {}", op_line(op, self.semantics))?;
+        }
+        if let Some(query) = &self.query {
+            writeln!(f, "  then:   {} (the whole-state comparison)", op_line(query, self.semantics))?;
         }
         if let Some(child) = &self.step.child {
             writeln!(f, "  child:  {child}")?;

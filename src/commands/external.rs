@@ -10,7 +10,7 @@ use clap::builder::PossibleValuesParser;
 use external::boundary::boundary;
 use external::streams::{random, read_ops, read_trace, trace, Case, Stream};
 use external::verify::{
-    divergences_json, first_of_each_symptom, op_line, replay_commands, run_case, shrink, verify, Found,
+    divergences_json, first_of_each_symptom, ops_text, replay_commands, run_case, shrink, verify, Found,
 };
 use external::{bench, Class, External, Limits};
 use oracle::OpKind;
@@ -243,10 +243,12 @@ fn report_shrunk(args: &VerifyArgs, external: &External, first: &Found) -> Resul
     };
     let name = format!("{}-{}", first.stream, first.symptom().slug());
     let original = args.out.join(format!("{name}.original.ops"));
-    let text: String = first.ops.iter().map(|op| op_line(op, first.semantics) + "\n").collect();
+    let text = ops_text(&first.ops, first.query.as_ref(), first.semantics);
     fs::write(&original, &text).with_context(|| format!("cannot write {}", original.display()))?;
+    // The reproducer's own divergence, as the child and the oracle answer it now.
+    let again = run_case(external, first.scenario, &shrunk.items, first.thorough)?;
     let file = args.out.join(format!("{name}.ops"));
-    let text: String = shrunk.items.iter().map(|op| op_line(op, first.semantics) + "\n").collect();
+    let text = ops_text(&shrunk.items, again.query.as_ref(), first.semantics);
     fs::write(&file, &text).with_context(|| format!("cannot write {}", file.display()))?;
     outln!(
         "shrunk from {} to {} ops ({how}), written to {} (the original case: {}):",
@@ -256,8 +258,9 @@ fn report_shrunk(args: &VerifyArgs, external: &External, first: &Found) -> Resul
         original.display()
     )?;
     out!("{}", text.lines().map(|l| format!("  {l}\n")).collect::<String>())?;
-    // The reproducer's own divergence, as the child and the oracle answer it now.
-    let again = run_case(external, first.scenario, &shrunk.items, first.thorough)?;
+    if again.query.is_some() {
+        outln!("  (the last line is the whole-state query the comparison ran after the op before it)")?;
+    }
     if let Some(step) = again.divergence {
         outln!("  -> {}", step.class)?;
         if let Some(child) = &step.child {

@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 use external::boundary::boundary;
 use external::protocol::Semantics;
 use external::streams::{random, read_trace, trace};
-use external::verify::{op_line, replay_commands, run_case, shrink, verify};
+use external::verify::{op_line, ops_text, replay_commands, run_case, shrink, verify};
 use external::{Class, External, Limits, StartError};
-use oracle::{OpKind, Scenario};
+use oracle::{Op, OpKind, Scenario};
 use structures::Config;
 
 use super::{ended, example, external, faulty, temp_dir};
@@ -130,6 +130,22 @@ fn a_reported_internal_error_is_its_own_class_and_the_next_case_goes_on() {
     assert_eq!(found.step.class, Class::ChildError, "{found}");
     assert!(found.step.what.contains("reported an internal error: faulty: a planted exception"), "{found}");
     assert_eq!(summary.columns[0].cases, boundary().cases.len(), "every later case ran on the same child");
+}
+
+#[test]
+fn a_divergence_in_the_free_space_shows_the_query_that_found_it() {
+    let summary = verify(&external(&faulty("forget", 0)), &[random(2_000, 100, 1)], 10).unwrap();
+    let found = summary.found.iter().find(|f| f.step.field == "free space").expect("a free space divergence");
+    assert_eq!(found.ops.last().map(Op::kind), Some(OpKind::Allocate));
+    let Some(Op::FreeFrames { from, to }) = found.query else { panic!("no query: {found}") };
+    assert!(from < to, "from the present to the limit");
+    let text = found.to_string();
+    assert!(
+        text.contains(r#"then:   {"op":"free_frames","#) && text.contains("(the whole-state comparison)"),
+        "{text}"
+    );
+    let file = ops_text(&found.ops, found.query.as_ref(), Semantics::Ids);
+    assert!(file.lines().last().unwrap().starts_with(r#"{"op":"free_frames""#), "{file}");
 }
 
 #[test]

@@ -10,6 +10,7 @@ correctly; from then on MODE decides:
   unslotted refuses every index with slots wider than 1 s at the handshake
   once     a wrong answer to op AFTER of the first child only (the one that creates FLAG,
            argv[3])
+  forget   answers allocations "done" without making them (only the free space shows it)
   error    reports an internal error (an "error" outcome) at op AFTER + 1 of its first
            index, and goes on
 The modes unslotted and error take resets (unslotted refuses those with wider slots).
@@ -30,6 +31,8 @@ OPS = ["check", "allocate", "advance"] if MODE == "only" else naive.OPS
 
 def answer(index, op, seen):
     """The line to write for the op, or None to write nothing."""
+    if MODE == "forget" and seen > AFTER and op["op"] == "allocate":
+        return '{"result":{"outcome":"done"}}'
     correct = json.dumps(naive.apply(index, op))
     if MODE == "once":
         if seen != AFTER or os.path.exists(sys.argv[3]):
