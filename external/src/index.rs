@@ -234,6 +234,11 @@ impl Link {
         self.0.borrow().agreed.semantics
     }
 
+    /// The largest time the child holds exactly.
+    pub fn largest_time(&self) -> Time {
+        self.0.borrow().agreed.largest_time
+    }
+
     /// Whether the last answer was a refusal giving only its kind.
     pub fn kind_only(&self) -> bool {
         self.0.borrow().kind_only

@@ -64,6 +64,43 @@ pub struct Welcome {
     /// What its answers mean: ids (the default) or counts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub semantics: Option<Semantics>,
+    /// The times it can hold, when narrower than all of `u64`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<TimeDomain>,
+}
+
+/// The times a child can hold: a largest one, and whether they are integers or floats
+/// (a float holds every integer up to 2^53 exactly).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeDomain {
+    /// The largest time (a signed 64-bit type's is 2^63 - 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<Time>,
+    /// `"integer"` (the default) or `"float"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<TimeKind>,
+}
+
+/// How a child holds times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeKind {
+    /// Integers: every time up to the largest.
+    Integer,
+    /// Binary64 floats: integers are exact up to 2^53 only.
+    Float,
+}
+
+impl TimeDomain {
+    /// The largest time the child holds exactly.
+    pub fn largest(self) -> Time {
+        let exact = match self.kind {
+            Some(TimeKind::Float) => 1 << 53,
+            _ => Time::MAX,
+        };
+        self.max.unwrap_or(Time::MAX).min(exact)
+    }
 }
 
 /// What a child's answers mean.
@@ -89,6 +126,9 @@ pub struct Agreed {
     pub reset: bool,
     /// What its answers mean.
     pub semantics: Semantics,
+    /// The largest time it holds exactly ([`TimeDomain::largest`]; `u64::MAX` when it
+    /// declared none).
+    pub largest_time: Time,
 }
 
 /// How a welcome's `supports` names the [`Reset`] message.
@@ -215,7 +255,8 @@ impl Welcome {
                 CountOp::KINDS.map(OpKind::name).join(", ")
             )));
         }
-        Ok(Agreed { name, supports, reset, semantics })
+        let largest_time = welcome.time.unwrap_or_default().largest();
+        Ok(Agreed { name, supports, reset, semantics, largest_time })
     }
 }
 

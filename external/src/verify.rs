@@ -7,7 +7,8 @@ use std::fmt;
 use std::path::Path;
 use std::process::ExitStatus;
 
-use oracle::{CountDifferential, CountOp, Differential, Op, OpKind, Scenario};
+use oracle::{rules, CountDifferential, CountOp, Differential, Op, OpKind, Scenario};
+use structures::Time;
 
 use super::class::{step, step_counts, Class, Step};
 use super::index::{External, Link, StartError};
@@ -30,6 +31,11 @@ pub struct CaseRun {
     pub counts: BTreeMap<Class, u64>,
     /// Ops not sent, by kind, because the child does not answer them.
     pub skipped: BTreeMap<OpKind, u64>,
+    /// Ops not sent, by kind, because they or the oracle's answer pass the child's time
+    /// domain.
+    pub left_out: BTreeMap<OpKind, u64>,
+    /// The largest time the child holds exactly.
+    pub largest_time: Time,
     /// The ops sent, the diverging one last.
     pub sent: Vec<Op>,
     /// The divergence that ended the case, if any.
@@ -81,12 +87,19 @@ fn run_case_after(
     let supports = link.supports();
     let semantics = link.semantics();
     let thorough = thorough && semantics == Semantics::Ids && supports.contains(&OpKind::FreeFrames);
+    // The last time every op and answer must stay at or below, rounded up to a slot.
+    let domain = match link.largest_time() {
+        Time::MAX => Time::MAX,
+        largest => rules::floor(scenario.config.slot, largest),
+    };
     let oracle_refuses =
         |e: structures::Error| HandshakeError::Refused(format!("the oracle cannot take this scenario: {e}"));
     let mut driver = match semantics {
-        Semantics::Ids => {
-            Driver::Ids(Differential::with_structure(Box::new(index), thorough).map_err(oracle_refuses)?)
-        }
+        Semantics::Ids => Driver::Ids(
+            Differential::with_structure(Box::new(index), thorough)
+                .map_err(oracle_refuses)?
+                .with_state_until(domain),
+        ),
         Semantics::Counts => {
             Driver::Counts(CountDifferential::new(Box::new(index), scenario).map_err(oracle_refuses)?)
         }
@@ -98,6 +111,8 @@ fn run_case_after(
         semantics,
         counts: BTreeMap::new(),
         skipped: BTreeMap::new(),
+        left_out: BTreeMap::new(),
+        largest_time: link.largest_time(),
         sent: Vec::new(),
         divergence: None,
         taken: 0,
@@ -122,6 +137,10 @@ fn run_case_after(
             *case.skipped.entry(op.kind()).or_default() += 1;
             continue;
         }
+        if !driver.within(op, domain) {
+            *case.left_out.entry(op.kind()).or_default() += 1;
+            continue;
+        }
         let Some(step) = driver.step(&link, op) else {
             *case.skipped.entry(op.kind()).or_default() += 1;
             continue;
@@ -130,11 +149,11 @@ fn run_case_after(
         *case.counts.entry(step.class).or_default() += 1;
         if step.class.is_divergence() {
             if let (Driver::Ids(run), "free space") = (&driver, step.field) {
-                case.query = whole_state_query(run.oracle());
+                case.query = whole_state_query(run.oracle(), domain);
             }
             case.divergence = Some(step);
             case.resync = match &driver {
-                Driver::Ids(run) => resync(run.oracle(), &case.supports),
+                Driver::Ids(run) => resync(run.oracle(), &case.supports, domain),
                 // No count op states the whole free space: the agreed ops before the
                 // diverging one rebuild it on a fresh index, for both sides.
                 Driver::Counts(_) => Some(case.sent[..case.sent.len() - 1].to_vec()),
@@ -154,6 +173,37 @@ enum Driver {
 }
 
 impl Driver {
+    /// Whether `op` and the oracle's answer to it stay within a time domain ending at
+    /// `domain`: every time it names, the end of an `earliest` window, and the end of
+    /// the window `earliest` answers.
+    fn within(&self, op: &Op, domain: Time) -> bool {
+        if domain == Time::MAX {
+            return true;
+        }
+        match *op {
+            Op::Check { start, end, .. }
+            | Op::Allocate { start, end, .. }
+            | Op::Release { start, end, .. } => start.max(end) <= domain,
+            Op::FreeFrames { from, to } | Op::Options { from, to, .. } => from.max(to) <= domain,
+            Op::LoadFrames { ref frames } => frames.iter().all(|f| f.start.max(f.end) <= domain),
+            Op::Advance { now } => now <= domain,
+            Op::Earliest { ready, duration, n } => {
+                ready.checked_add(duration).is_some_and(|end| end <= domain)
+                    && match self {
+                        Driver::Ids(run) => {
+                            use structures::AvailabilityIndex;
+                            let found = run.oracle().earliest(ready, duration, n);
+                            found.map_or(true, |frame| frame.is_none_or(|f| f.end <= domain))
+                        }
+                        Driver::Counts(run) => {
+                            let found = run.oracle().earliest(ready, duration, n);
+                            found.map_or(true, |t| t.is_none_or(|t| t.saturating_add(duration) <= domain))
+                        }
+                    }
+            }
+        }
+    }
+
     /// Sends `op` (its count form to a child with count semantics) and classes it;
     /// `None` for an op without a count form, which is not sent.
     fn step(&mut self, link: &Link, op: &Op) -> Option<Step> {
@@ -165,21 +215,23 @@ impl Driver {
 }
 
 /// The query with which the driver compares the whole free space after an op:
-/// `free_frames` from the present to the limit (none when they meet).
-fn whole_state_query(oracle: &oracle::Oracle) -> Option<Op> {
+/// `free_frames` from the present to the limit, or to the end of the child's time
+/// `domain` (none when they meet).
+fn whole_state_query(oracle: &oracle::Oracle, domain: Time) -> Option<Op> {
     use structures::AvailabilityIndex;
-    let (from, to) = (oracle.now(), oracle.limit());
+    let (from, to) = (oracle.now(), oracle.limit().min(domain));
     (from < to).then_some(Op::FreeFrames { from, to })
 }
 
-/// The ops that bring a fresh index to `oracle`'s state, if the child answers them.
-fn resync(oracle: &oracle::Oracle, supports: &BTreeSet<OpKind>) -> Option<Vec<Op>> {
+/// The ops that bring a fresh index to `oracle`'s state up to the end of the child's
+/// time `domain`, if the child answers them.
+fn resync(oracle: &oracle::Oracle, supports: &BTreeSet<OpKind>, domain: Time) -> Option<Vec<Op>> {
     use structures::AvailabilityIndex;
     if !supports.contains(&OpKind::Advance) || !supports.contains(&OpKind::LoadFrames) {
         return None;
     }
     let now = oracle.now();
-    let limit = oracle.limit();
+    let limit = oracle.limit().min(domain);
     let frames = if now < limit { oracle.free_frames(now, limit).ok()? } else { Vec::new() };
     Some(vec![Op::Advance { now }, Op::LoadFrames { frames }])
 }
@@ -323,6 +375,9 @@ pub struct Summary {
     pub columns: Vec<Column>,
     /// Ops not sent, by kind.
     pub skipped: BTreeMap<OpKind, u64>,
+    /// Ops left out, by kind, because they or the oracle's answer pass the largest time
+    /// the child holds, and that time (`None` when it declared no time domain).
+    pub left_out: (BTreeMap<OpKind, u64>, Option<Time>),
     /// Why the child refused the scenarios it refused (its welcome's error).
     pub refused: Vec<String>,
     /// Every divergence, in order.
@@ -400,6 +455,12 @@ pub fn verify(
                 }
                 for (kind, n) in run.skipped {
                     *summary.skipped.entry(kind).or_default() += n;
+                }
+                for (kind, n) in run.left_out {
+                    *summary.left_out.0.entry(kind).or_default() += n;
+                }
+                if run.largest_time < Time::MAX {
+                    summary.left_out.1 = Some(run.largest_time);
                 }
                 let at = start + run.taken;
                 let Some(step) = run.divergence else { break };
@@ -587,6 +648,11 @@ impl fmt::Display for Summary {
         let skipped: Vec<String> = self.skipped.iter().map(|(k, n)| format!("{k} {n}")).collect();
         let skipped = if skipped.is_empty() { "none".to_owned() } else { skipped.join(", ") };
         writeln!(f, "ops not sent (the child does not support them): {skipped}")?;
+        if let (left_out, Some(largest)) = &self.left_out {
+            let left: Vec<String> = left_out.iter().map(|(k, n)| format!("{k} {n}")).collect();
+            let left = if left.is_empty() { "none".to_owned() } else { left.join(", ") };
+            writeln!(f, "ops left out (they, or the oracle's answer, pass the child's largest time {largest}): {left}")?;
+        }
         if let Some(first) = self.refused.first() {
             writeln!(f, "cases the child refused at the handshake: {} (first: {first})", self.refused.len())?;
         }

@@ -220,14 +220,23 @@ impl Counts {
         }
     }
 
-    fn check(&self, start: Time, end: Time, n: u32) -> Result<Fits, Error> {
+    /// Whether `n` are free at every instant of `[start, end)`, and the fewest free.
+    ///
+    /// # Errors
+    /// The window's or the count's error, as [`rules`] gives it.
+    pub fn check(&self, start: Time, end: Time, n: u32) -> Result<Fits, Error> {
         let (s, e) = rules::window(self.config, self.now, start, end)?;
         rules::count(n, self.capacity)?;
         let fewest = self.capacity - self.most_busy(s, e);
         Ok(Fits { fits: fewest >= n, fewest })
     }
 
-    fn earliest(&self, ready: Time, duration: Time, n: u32) -> Result<Option<Time>, Error> {
+    /// The earliest start from `ready` with `n` free throughout `duration`, or `None`
+    /// when no such window ends within the limit.
+    ///
+    /// # Errors
+    /// The search's or the count's error, as [`rules`] gives it.
+    pub fn earliest(&self, ready: Time, duration: Time, n: u32) -> Result<Option<Time>, Error> {
         rules::search(self.config, self.now, ready, duration)?;
         rules::count(n, self.capacity)?;
         // The answer is `ready` or an instant where the busy count changes: a window

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use structures::{AvailabilityIndex, Config, Cost, Error, Kind, TimeFrame};
+use structures::{AvailabilityIndex, Config, Cost, Error, Kind, Time, TimeFrame};
 
 use crate::counts::{CountIndex, CountOp, CountOutcome, Counts};
 use crate::{apply, Op, OpKind, Oracle, Outcome};
@@ -183,6 +183,8 @@ pub struct Differential {
     oracle: Oracle,
     ops: Vec<Op>,
     thorough: bool,
+    /// The whole free space is compared up to here at most.
+    state_until: Time,
 }
 
 impl Differential {
@@ -212,7 +214,15 @@ impl Differential {
             oracle: Oracle::new(scenario.capacity, scenario.config)?,
             ops: Vec::new(),
             thorough,
+            state_until: Time::MAX,
         })
+    }
+
+    /// Compares the whole free space up to `until` at most (the largest time a structure
+    /// with a narrower time domain can state), rather than up to the limit.
+    pub fn with_state_until(mut self, until: Time) -> Self {
+        self.state_until = until;
+        self
     }
 
     /// The structure under test, for reading its costs.
@@ -278,7 +288,7 @@ impl Differential {
             return Some(Disagreement::Invalid(format!("the oracle itself: {message}")));
         }
         let now = self.oracle.now();
-        let limit = self.oracle.limit();
+        let limit = self.oracle.limit().min(self.state_until);
         let frames = |index: &dyn AvailabilityIndex| {
             (index.now(), if now < limit { index.free_frames(now, limit) } else { Ok(Vec::new()) })
         };

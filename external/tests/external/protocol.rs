@@ -122,6 +122,12 @@ fn a_child_with_count_semantics_answers_fits_and_times() {
         "{frames}"
     );
     assert!(Welcome::read(&welcome(r#","supports":["check"],"semantics":"sizes""#)).is_err());
+    let largest = |time: &str| Welcome::read(&welcome(&format!(r#","supports":["check"],"time":{time}"#)));
+    assert_eq!(largest(r#"{"max":9223372036854775807}"#).unwrap().largest_time, (1 << 63) - 1);
+    assert_eq!(largest(r#"{"kind":"float"}"#).unwrap().largest_time, 1 << 53);
+    assert_eq!(largest(r#"{"kind":"float","max":1000}"#).unwrap().largest_time, 1000);
+    assert_eq!(Welcome::read(&welcome(r#","supports":["check"]"#)).unwrap().largest_time, u64::MAX);
+    assert!(largest(r#"{"kind":"decimal"}"#).is_err());
     let check = CountOp::Check { start: 0, end: 1, n: 1 };
     let fits = read_count_reply(&check, r#"{"result":{"outcome":"fits","value":{"fits":false,"fewest":0}}}"#);
     assert_eq!(fits.unwrap().outcome, CountOutcome::Fits(Fits { fits: false, fewest: 0 }));

@@ -149,6 +149,20 @@ fn a_divergence_in_the_free_space_shows_the_query_that_found_it() {
 }
 
 #[test]
+fn a_child_with_a_narrower_time_domain_is_checked_within_it() {
+    let streams = [random(2_000, 100, 1), boundary()];
+    let summary = verify(&external(&faulty("signed", 0)), &streams, 10).unwrap();
+    assert_eq!(summary.divergences(), 0, "{}", summary.found[0]);
+    assert_eq!(summary.left_out.1, Some((1 << 63) - 1));
+    assert!(summary.left_out.0.values().sum::<u64>() > 0, "{summary}");
+    assert!(summary.columns.iter().all(|c| c.thorough && c.ops() > 0), "{summary}");
+    assert!(summary.to_string().contains("pass the child's largest time 9223372036854775807"), "{summary}");
+    // Undeclared, the same limits show as divergences.
+    let quiet = verify(&external(&faulty("signed-quiet", 0)), &streams, 10).unwrap();
+    assert!(quiet.found.iter().any(|f| f.step.class == Class::ChildError), "{quiet}");
+}
+
+#[test]
 fn a_child_without_some_ops_is_checked_on_the_rest_and_they_are_counted() {
     let summary = verify(&external(&faulty("only", 0)), &[boundary()], 1).unwrap();
     assert_eq!(summary.divergences(), 0);

@@ -10,10 +10,14 @@ correctly; from then on MODE decides:
   unslotted refuses every index with slots wider than 1 s at the handshake
   once     a wrong answer to op AFTER of the first child only (the one that creates FLAG,
            argv[3])
+  signed   holds times as signed 64-bit integers, and says so in its welcome: an op or an
+           answer with a time past 2^63 - 1 gets an "error" outcome (an overflow)
+  signed-quiet  the same, without saying so
   forget   answers allocations "done" without making them (only the free space shows it)
   error    reports an internal error (an "error" outcome) at op AFTER + 1 of its first
            index, and goes on
-The modes unslotted and error take resets (unslotted refuses those with wider slots).
+The modes unslotted, error, signed and signed-quiet take resets (unslotted refuses those
+with wider slots).
 """
 
 import json
@@ -29,8 +33,26 @@ AFTER = int(sys.argv[2]) if len(sys.argv) > 2 else 0
 OPS = ["check", "allocate", "advance"] if MODE == "only" else naive.OPS
 
 
+LONG_MAX = 2**63 - 1
+
+
+def too_big(value):
+    """Whether a JSON value holds a number past LONG_MAX."""
+    if isinstance(value, dict):
+        return any(too_big(v) for v in value.values())
+    if isinstance(value, list):
+        return any(too_big(v) for v in value)
+    return isinstance(value, int) and not isinstance(value, bool) and value > LONG_MAX
+
+
 def answer(index, op, seen):
     """The line to write for the op, or None to write nothing."""
+    if MODE.startswith("signed"):
+        late = op["op"] == "earliest" and op["ready"] + op["duration"] > LONG_MAX
+        record = naive.apply(index, op) if not (too_big(op) or late) else None
+        if record is None or too_big(record):
+            return '{"result":{"outcome":"error","value":"ArithmeticException: long overflow"}}'
+        return json.dumps(record)
     if MODE == "forget" and seen > AFTER and op["op"] == "allocate":
         return '{"result":{"outcome":"done"}}'
     correct = json.dumps(naive.apply(index, op))
@@ -65,7 +87,7 @@ def answer(index, op, seen):
     return correct
 
 
-RESETS = MODE in ("unslotted", "error")
+RESETS = MODE in ("unslotted", "error", "signed", "signed-quiet")
 
 
 def refusal(hello):
@@ -82,6 +104,8 @@ if refusal(hello):
 index = naive.Naive(hello["capacity"], hello["slot"], hello["horizon"])
 supports = OPS + ["reset"] if RESETS else OPS
 welcome = {"protocol": naive.PROTOCOL, "version": naive.VERSION, "name": f"faulty-{MODE}", "supports": supports}
+if MODE == "signed":
+    welcome["time"] = {"max": LONG_MAX}
 print(json.dumps(welcome), flush=True)
 seen = 0
 for line in sys.stdin:
