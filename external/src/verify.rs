@@ -68,8 +68,11 @@ pub fn run_case(
     ops: &[Op],
     thorough: bool,
 ) -> Result<CaseRun, StartError> {
-    run_case_after(external, scenario, &[], ops, thorough)
+    run_case_after(external, scenario, &[], ops, thorough, &mut |_| {})
 }
+
+/// How often, in ops, a long case reports its progress.
+pub const TICK: usize = 256;
 
 /// [`run_case`] after `preamble`: ops sent and compared first but not counted (a resync),
 /// though kept in `sent` so that a reproducer starts from the same state.
@@ -82,6 +85,7 @@ fn run_case_after(
     preamble: &[Op],
     ops: &[Op],
     thorough: bool,
+    tick: &mut dyn FnMut(usize),
 ) -> Result<CaseRun, StartError> {
     let (index, link) = external.start(scenario)?;
     let supports = link.supports();
@@ -133,6 +137,9 @@ fn run_case_after(
     }
     for op in ops {
         case.taken += 1;
+        if case.taken.is_multiple_of(TICK) {
+            tick(case.taken);
+        }
         if !case.supports.contains(&op.kind()) {
             *case.skipped.entry(op.kind()).or_default() += 1;
             continue;
@@ -337,12 +344,22 @@ pub struct Column {
     /// How often a divergence was passed by starting a fresh child from the oracle's
     /// state ([`Stream::goes_on`]).
     pub resynced: usize,
+    /// The stream's ops.
+    pub total: u64,
+    /// Ops not sent: the child does not answer them, or they pass its time domain.
+    pub not_sent: u64,
 }
 
 impl Column {
     /// Ops classed.
     pub fn ops(&self) -> u64 {
         self.counts.values().sum()
+    }
+
+    /// Ops neither classed nor left out on purpose: after a divergence that ended its
+    /// case, in a case the child refused, or after the stream stopped at its bound.
+    pub fn ops_unchecked(&self) -> u64 {
+        self.total.saturating_sub(self.ops() + self.not_sent)
     }
 
     /// Why the stream checked no op, or `None` when it checked some.
@@ -416,8 +433,37 @@ pub fn verify(
     streams: &[Stream],
     max_divergences: usize,
 ) -> Result<Summary, StartError> {
+    verify_watched(external, streams, max_divergences, &mut ())
+}
+
+/// What a run of [`verify_watched`] reports as it goes, for a progress display (the
+/// library knows no UI types).
+pub trait Watch {
+    /// `taken` of `stream`'s `total` ops are done with (checked, not sent, or passed over
+    /// after a divergence), and `diverged` of its cases have diverged.
+    fn progress(&mut self, stream: &'static str, taken: u64, total: u64, diverged: usize);
+}
+
+/// Watches nothing.
+impl Watch for () {
+    fn progress(&mut self, _: &'static str, _: u64, _: u64, _: usize) {}
+}
+
+/// [`verify`], telling `watch` how each stream goes: after every case, and every
+/// [`TICK`] ops within one.
+///
+/// # Errors
+/// As [`verify`].
+pub fn verify_watched(
+    external: &External,
+    streams: &[Stream],
+    max_divergences: usize,
+    watch: &mut dyn Watch,
+) -> Result<Summary, StartError> {
     let mut summary = Summary::default();
     for stream in streams {
+        let total = stream.cases.iter().map(|c| c.ops.len() as u64).sum();
+        let mut done = 0;
         let mut column = Column {
             name: stream.name,
             about: stream.about.clone(),
@@ -428,6 +474,8 @@ pub fn verify(
             first_refusal: None,
             stopped: false,
             resynced: 0,
+            total,
+            not_sent: 0,
         };
         let mut diverged = 0;
         'cases: for (i, case) in stream.cases.iter().enumerate() {
@@ -435,15 +483,25 @@ pub fn verify(
             let (mut start, mut preamble) = (0, Vec::new());
             loop {
                 let ops = &case.ops[start..];
-                let run = match run_case_after(external, case.scenario, &preamble, ops, stream.thorough) {
-                    Err(StartError::Handshake(HandshakeError::Refused(why))) if start == 0 => {
-                        column.refused += 1;
-                        column.first_refusal.get_or_insert_with(|| (why.clone(), case.scenario.config.slot));
-                        summary.refused.push(why);
-                        continue 'cases;
-                    }
-                    other => other?,
-                };
+                let before = done + start as u64;
+                let diverged_now = diverged;
+                let mut tick =
+                    |taken: usize| watch.progress(stream.name, before + taken as u64, total, diverged_now);
+                let run =
+                    match run_case_after(external, case.scenario, &preamble, ops, stream.thorough, &mut tick)
+                    {
+                        Err(StartError::Handshake(HandshakeError::Refused(why))) if start == 0 => {
+                            column.refused += 1;
+                            column
+                                .first_refusal
+                                .get_or_insert_with(|| (why.clone(), case.scenario.config.slot));
+                            summary.refused.push(why);
+                            done += case.ops.len() as u64;
+                            watch.progress(stream.name, done, total, diverged);
+                            continue 'cases;
+                        }
+                        other => other?,
+                    };
                 if start == 0 {
                     column.cases += 1;
                 }
@@ -455,9 +513,11 @@ pub fn verify(
                 }
                 for (kind, n) in run.skipped {
                     *summary.skipped.entry(kind).or_default() += n;
+                    column.not_sent += n;
                 }
                 for (kind, n) in run.left_out {
                     *summary.left_out.0.entry(kind).or_default() += n;
+                    column.not_sent += n;
                 }
                 if run.largest_time < Time::MAX {
                     summary.left_out.1 = Some(run.largest_time);
@@ -477,6 +537,7 @@ pub fn verify(
                     step,
                 });
                 diverged += 1;
+                watch.progress(stream.name, done + at as u64, total, diverged);
                 if diverged >= max_divergences {
                     column.stopped = true;
                     break 'cases;
@@ -491,7 +552,10 @@ pub fn verify(
                     _ => break,
                 }
             }
+            done += case.ops.len() as u64;
+            watch.progress(stream.name, done, total, diverged);
         }
+        watch.progress(stream.name, total, total, diverged);
         summary.columns.push(column);
     }
     Ok(summary)
@@ -641,6 +705,15 @@ impl fmt::Display for Summary {
                 String::new()
             };
             writeln!(f, "{}: {}; cases run: {}; {compared}{stopped}{resynced}", c.name, c.about, c.cases)?;
+            writeln!(
+                f,
+                "{}: {} of {} ops checked, {} not sent, {} unchecked (after a divergence, in a refused case or past the bound)",
+                c.name,
+                c.ops(),
+                c.total,
+                c.not_sent,
+                c.ops_unchecked()
+            )?;
             if let Some(why) = c.unchecked() {
                 writeln!(f, "{}: not checked: {why}", c.name)?;
             }

@@ -10,9 +10,11 @@ use clap::builder::PossibleValuesParser;
 use external::boundary::boundary;
 use external::streams::{random, read_ops, read_trace, trace, Case, Stream};
 use external::verify::{
-    divergences_json, first_of_each_symptom, ops_text, replay_commands, run_case, shrink, verify, Found,
+    divergences_json, first_of_each_symptom, ops_text, replay_commands, run_case, shrink, verify_watched,
+    Found, Watch,
 };
 use external::{bench, Class, External, Limits};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use oracle::OpKind;
 use scheduling::replay::{horizon_for, Mode, Options};
 use structures::{Config, Kind};
@@ -196,8 +198,10 @@ pub fn run_verify(args: &VerifyArgs) -> Result<()> {
         Some(file) => vec![common.replay_stream(file)?],
         None => common.streams(false)?,
     };
-    let summary = verify(&external, &streams, args.max_divergences.max(1))
+    let mut bars = Bars::new(&streams)?;
+    let summary = verify_watched(&external, &streams, args.max_divergences.max(1), &mut bars)
         .with_context(|| format!("the child `{}`", external.command))?;
+    drop(bars);
     out!("{summary}")?;
     let unchecked: Vec<String> =
         summary.columns.iter().filter_map(|c| Some(format!("{}: {}", c.name, c.unchecked()?))).collect();
@@ -227,6 +231,44 @@ pub fn run_verify(args: &VerifyArgs) -> Result<()> {
         report_shrunk(args, &external, found)?;
     }
     bail!("verify found {} diverging case(s), {} symptom(s) shown", summary.divergences(), firsts.len())
+}
+
+/// One progress bar per stream, on stderr (hidden when it is not a terminal).
+struct Bars(Vec<ProgressBar>);
+
+impl Bars {
+    fn new(streams: &[Stream]) -> Result<Self> {
+        let style = ProgressStyle::with_template("{prefix:>9} [{bar:30}] {pos}/{len} ops {per_sec} {msg}")?
+            .progress_chars("=> ");
+        let multi = MultiProgress::new();
+        let bars = streams
+            .iter()
+            .map(|stream| {
+                let total = stream.cases.iter().map(|c| c.ops.len() as u64).sum();
+                let bar = multi.add(ProgressBar::new(total).with_style(style.clone()));
+                bar.set_prefix(stream.name);
+                bar
+            })
+            .collect();
+        Ok(Bars(bars))
+    }
+}
+
+impl Watch for Bars {
+    fn progress(&mut self, stream: &'static str, taken: u64, _total: u64, diverged: usize) {
+        if let Some(bar) = self.0.iter().find(|bar| bar.prefix() == stream) {
+            bar.set_position(taken);
+            bar.set_message(format!("{diverged} diverging case(s)"));
+        }
+    }
+}
+
+impl Drop for Bars {
+    fn drop(&mut self) {
+        for bar in &self.0 {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 /// Shrinks a divergence, keeping its symptom, writes the shrunk case and the original one

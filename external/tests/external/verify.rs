@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use external::boundary::boundary;
 use external::protocol::Semantics;
 use external::streams::{random, read_trace, trace};
-use external::verify::{op_line, ops_text, replay_commands, run_case, shrink, verify};
+use external::verify::{op_line, ops_text, replay_commands, run_case, shrink, verify, verify_watched, Watch};
 use external::{Class, External, Limits, StartError};
 use oracle::{Op, OpKind, Scenario};
 use structures::Config;
@@ -244,6 +244,39 @@ fn each_stream_stops_at_its_own_bound_of_divergences() {
     assert_eq!(summary.found.len(), 4, "{summary}");
     assert!(summary.columns.iter().all(|c| c.stopped), "{summary}");
     assert!(summary.to_string().contains("stopped at its bound of divergences"), "{summary}");
+    for c in &summary.columns {
+        assert_eq!(c.ops() + c.not_sent + c.ops_unchecked(), 2_000, "{summary}");
+        assert!(c.ops_unchecked() > 500, "past the bound: {summary}");
+    }
+    let text = summary.to_string();
+    assert!(
+        text.contains(&format!("random: {} of 2000 ops checked, 0 not sent", summary.columns[0].ops())),
+        "{text}"
+    );
+}
+
+/// Every progress report, as (stream, taken, total, diverged).
+struct Recorded(Vec<(&'static str, u64, u64, usize)>);
+
+impl Watch for Recorded {
+    fn progress(&mut self, stream: &'static str, taken: u64, total: u64, diverged: usize) {
+        self.0.push((stream, taken, total, diverged));
+    }
+}
+
+#[test]
+fn progress_is_reported_within_long_cases_and_ends_at_the_total() {
+    let (name, load) = read_trace(None, None, Some(300)).unwrap();
+    let streams = [boundary(), trace(&name, &load, Config { slot: 300, horizon: None }).unwrap()];
+    let mut seen = Recorded(Vec::new());
+    let summary = verify_watched(&external(&example("buggy.py")), &streams, 1, &mut seen).unwrap();
+    for column in &summary.columns {
+        let reports: Vec<_> = seen.0.iter().filter(|r| r.0 == column.name).collect();
+        assert!(reports.windows(2).all(|w| w[0].1 <= w[1].1), "{reports:?}");
+        assert_eq!(reports.last().map(|r| (r.1, r.2)), Some((column.total, column.total)));
+    }
+    let trace_reports = seen.0.iter().filter(|r| r.0 == "trace").count();
+    assert!(trace_reports as u64 >= summary.columns[1].total / 256, "{trace_reports} reports");
 }
 
 /// A stream whose every case the child refuses checked nothing: it says so, with a hint
