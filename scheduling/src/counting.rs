@@ -13,10 +13,14 @@
 //! stretches, as a count allows. Cancelling takes back `L - x..L`. Without the discipline
 //! a cancelled reservation could leave the free ids staggered, and `check` would answer
 //! less than the count.
+//!
+//! Verified, a table is checked twice: its structure beside the id oracle, op by op, and
+//! the counts it keeps and answers beside the count view's own reference
+//! ([`oracle::Counts`]), which knows nothing of the discipline.
 
 use std::collections::BTreeMap;
 
-use oracle::{Op, OpKind, Outcome, Scenario};
+use oracle::{CountIndex, CountOp, CountOutcome, Counts, Fits, Op, OpKind, Outcome, Scenario};
 use structures::{Config, Invalid, Kind, RangeSet, Time};
 use thiserror::Error;
 
@@ -27,6 +31,9 @@ use crate::runner::{ReplayError, Runner};
 /// serves, for errors.
 pub struct CountTable {
     runner: Runner,
+    /// When verified, the count view's own reference, told every count the table keeps
+    /// and asked every count it answers.
+    reference: Option<Counts>,
     capacity: u32,
     /// Ops applied, for the report's work per request.
     pub ops: u64,
@@ -54,7 +61,22 @@ impl CountTable {
     pub fn new(kind: Kind, capacity: u32, horizon: Time, verify: bool) -> Result<Self, ReplayError> {
         let config = Config { slot: 1, horizon: Some(horizon) };
         let runner = Runner::build(kind, Scenario { capacity, config }, verify)?;
-        Ok(Self { runner, capacity, ops: 0, by_kind: BTreeMap::new() })
+        let reference =
+            verify.then(|| Counts::new(capacity, config)).transpose().map_err(ReplayError::Build)?;
+        Ok(Self { runner, reference, capacity, ops: 0, by_kind: BTreeMap::new() })
+    }
+
+    /// When verified, applies `op` to the count reference and compares its outcome with
+    /// the table's, `got`, by the one comparison of outcomes.
+    fn against_reference(&mut self, request: u64, op: CountOp, got: CountOutcome) -> Result<(), ReplayError> {
+        let Some(reference) = &mut self.reference else { return Ok(()) };
+        let expected = reference.apply_count(&op);
+        match oracle::disagreement(&got, &expected, CountOutcome::refusal) {
+            None => Ok(()),
+            Some(_) => Err(ReplayError::Model(format!(
+                "request {request}: the count table diverged from the count view's reference on {op:?}: the table {got:?}, the reference {expected:?}"
+            ))),
+        }
     }
 
     fn step(&mut self, request: u64, op: Op) -> Result<Outcome, ReplayError> {
@@ -68,7 +90,8 @@ impl CountTable {
     /// # Errors
     /// The structure refuses (a `now` before its present) or diverges from the oracle.
     pub fn advance(&mut self, now: Time) -> Result<(), ReplayError> {
-        self.step(0, Op::Advance { now }).map(drop)
+        self.step(0, Op::Advance { now })?;
+        self.against_reference(0, CountOp::Advance { now }, CountOutcome::Done)
     }
 
     /// The resources free throughout `[start, end)`: the least free count over the
@@ -78,10 +101,13 @@ impl CountTable {
     /// # Errors
     /// The structure refuses the window or diverges from the oracle.
     pub fn smallest(&mut self, request: u64, start: Time, end: Time) -> Result<u32, ReplayError> {
-        match self.step(request, Op::Check { start, end, n: 1 })? {
-            Outcome::Free(Some(set)) => Ok(u32::try_from(set.count()).unwrap_or(u32::MAX)),
-            _ => Ok(0),
-        }
+        let fewest = match self.step(request, Op::Check { start, end, n: 1 })? {
+            Outcome::Free(Some(set)) => u32::try_from(set.count()).unwrap_or(u32::MAX),
+            _ => 0,
+        };
+        let fits = CountOutcome::Fits(Fits { fits: fewest >= 1, fewest });
+        self.against_reference(request, CountOp::Check { start, end, n: 1 }, fits)?;
+        Ok(fewest)
     }
 
     /// The stretches of constant load that make up `[start, end)`, from the free frames.
@@ -127,7 +153,7 @@ impl CountTable {
             let set = RangeSet::from_range(s.load, s.load + n);
             self.step(request, Op::Allocate { start: s.start, end: s.end, set })?;
         }
-        Ok(())
+        self.against_reference(request, CountOp::Allocate { start, end, count: n }, CountOutcome::Done)
     }
 
     /// Gives back `n` over `[start, end)`, reserved there before.
@@ -139,7 +165,7 @@ impl CountTable {
             let set = RangeSet::from_range(s.load.saturating_sub(n), s.load);
             self.step(request, Op::Release { start: s.start, end: s.end, set })?;
         }
-        Ok(())
+        self.against_reference(request, CountOp::Release { start, end, count: n }, CountOutcome::Done)
     }
 
     /// `Σ load · length` over `[start, end)`: the window's average load times its length
