@@ -68,7 +68,7 @@ pub fn run_case(
     ops: &[Op],
     thorough: bool,
 ) -> Result<CaseRun, StartError> {
-    run_case_after(external, scenario, &[], ops, thorough, &mut |_| {})
+    run_case_after(external, scenario, &[], ops, thorough, &mut |_| ())
 }
 
 /// How often, in ops, a long case reports its progress.
@@ -85,7 +85,7 @@ fn run_case_after(
     preamble: &[Op],
     ops: &[Op],
     thorough: bool,
-    tick: &mut dyn FnMut(usize),
+    tick: &mut dyn FnMut((usize, u64, u64)),
 ) -> Result<CaseRun, StartError> {
     let (index, link) = external.start(scenario)?;
     let supports = link.supports();
@@ -136,10 +136,11 @@ fn run_case_after(
         }
     }
     for op in ops {
-        case.taken += 1;
-        if case.taken.is_multiple_of(TICK) {
-            tick(case.taken);
+        if case.taken > 0 && case.taken.is_multiple_of(TICK) {
+            let not_sent = case.skipped.values().chain(case.left_out.values()).sum();
+            tick((case.taken, case.counts.values().sum(), not_sent));
         }
+        case.taken += 1;
         if !case.supports.contains(&op.kind()) {
             *case.skipped.entry(op.kind()).or_default() += 1;
             continue;
@@ -356,6 +357,11 @@ impl Column {
         self.counts.values().sum()
     }
 
+    /// The stream's tally once `taken` of its ops are done with.
+    pub fn tally(&self, taken: u64, diverged: usize) -> Tally {
+        Tally { taken, total: self.total, checked: self.ops(), not_sent: self.not_sent, diverged }
+    }
+
     /// Ops neither classed nor left out on purpose: after a divergence that ended its
     /// case, in a case the child refused, or after the stream stopped at its bound.
     pub fn ops_unchecked(&self) -> u64 {
@@ -436,17 +442,38 @@ pub fn verify(
     verify_watched(external, streams, max_divergences, &mut ())
 }
 
+/// How far a stream has got.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Ops done with: checked, not sent, or passed over after a divergence.
+    pub taken: u64,
+    /// The stream's ops.
+    pub total: u64,
+    /// Ops classed.
+    pub checked: u64,
+    /// Ops not sent: unsupported, or past the child's time domain.
+    pub not_sent: u64,
+    /// Cases that diverged.
+    pub diverged: usize,
+}
+
+impl Tally {
+    /// Ops taken but neither checked nor left out on purpose.
+    pub fn unchecked(&self) -> u64 {
+        self.taken.saturating_sub(self.checked + self.not_sent)
+    }
+}
+
 /// What a run of [`verify_watched`] reports as it goes, for a progress display (the
 /// library knows no UI types).
 pub trait Watch {
-    /// `taken` of `stream`'s `total` ops are done with (checked, not sent, or passed over
-    /// after a divergence), and `diverged` of its cases have diverged.
-    fn progress(&mut self, stream: &'static str, taken: u64, total: u64, diverged: usize);
+    /// `stream` has got as far as `tally`.
+    fn progress(&mut self, stream: &'static str, tally: &Tally);
 }
 
 /// Watches nothing.
 impl Watch for () {
-    fn progress(&mut self, _: &'static str, _: u64, _: u64, _: usize) {}
+    fn progress(&mut self, _: &'static str, _: &Tally) {}
 }
 
 /// [`verify`], telling `watch` how each stream goes: after every case, and every
@@ -483,10 +510,22 @@ pub fn verify_watched(
             let (mut start, mut preamble) = (0, Vec::new());
             loop {
                 let ops = &case.ops[start..];
-                let before = done + start as u64;
-                let diverged_now = diverged;
-                let mut tick =
-                    |taken: usize| watch.progress(stream.name, before + taken as u64, total, diverged_now);
+                let so_far = Tally {
+                    taken: done + start as u64,
+                    total,
+                    checked: column.ops(),
+                    not_sent: column.not_sent,
+                    diverged,
+                };
+                let mut tick = |(taken, checked, not_sent): (usize, u64, u64)| {
+                    let tally = Tally {
+                        taken: so_far.taken + taken as u64,
+                        checked: so_far.checked + checked,
+                        not_sent: so_far.not_sent + not_sent,
+                        ..so_far
+                    };
+                    watch.progress(stream.name, &tally);
+                };
                 let run =
                     match run_case_after(external, case.scenario, &preamble, ops, stream.thorough, &mut tick)
                     {
@@ -497,7 +536,7 @@ pub fn verify_watched(
                                 .get_or_insert_with(|| (why.clone(), case.scenario.config.slot));
                             summary.refused.push(why);
                             done += case.ops.len() as u64;
-                            watch.progress(stream.name, done, total, diverged);
+                            watch.progress(stream.name, &column.tally(done, diverged));
                             continue 'cases;
                         }
                         other => other?,
@@ -537,7 +576,7 @@ pub fn verify_watched(
                     step,
                 });
                 diverged += 1;
-                watch.progress(stream.name, done + at as u64, total, diverged);
+                watch.progress(stream.name, &column.tally(done + at as u64, diverged));
                 if diverged >= max_divergences {
                     column.stopped = true;
                     break 'cases;
@@ -553,9 +592,9 @@ pub fn verify_watched(
                 }
             }
             done += case.ops.len() as u64;
-            watch.progress(stream.name, done, total, diverged);
+            watch.progress(stream.name, &column.tally(done, diverged));
         }
-        watch.progress(stream.name, total, total, diverged);
+        watch.progress(stream.name, &column.tally(total, diverged));
         summary.columns.push(column);
     }
     Ok(summary)

@@ -11,7 +11,7 @@ use external::boundary::boundary;
 use external::streams::{random, read_ops, read_trace, trace, Case, Stream};
 use external::verify::{
     divergences_json, first_of_each_symptom, ops_text, replay_commands, run_case, shrink, verify_watched,
-    Found, Watch,
+    Found, Tally, Watch,
 };
 use external::{bench, Class, External, Limits};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
@@ -238,8 +238,9 @@ struct Bars(Vec<ProgressBar>);
 
 impl Bars {
     fn new(streams: &[Stream]) -> Result<Self> {
-        let style = ProgressStyle::with_template("{prefix:>9} [{bar:30}] {pos}/{len} ops {per_sec} {msg}")?
-            .progress_chars("=> ");
+        let style =
+            ProgressStyle::with_template("{prefix:>9} [{bar:30}] {pos}/{len} ops in {elapsed}: {msg}")?
+                .progress_chars("=> ");
         let multi = MultiProgress::new();
         let bars = streams
             .iter()
@@ -255,10 +256,16 @@ impl Bars {
 }
 
 impl Watch for Bars {
-    fn progress(&mut self, stream: &'static str, taken: u64, _total: u64, diverged: usize) {
+    fn progress(&mut self, stream: &'static str, tally: &Tally) {
         if let Some(bar) = self.0.iter().find(|bar| bar.prefix() == stream) {
-            bar.set_position(taken);
-            bar.set_message(format!("{diverged} diverging case(s)"));
+            bar.set_position(tally.taken);
+            bar.set_message(format!(
+                "checked {}, not sent {}, unchecked {}, diverging cases {}",
+                tally.checked,
+                tally.not_sent,
+                tally.unchecked(),
+                tally.diverged
+            ));
         }
     }
 }

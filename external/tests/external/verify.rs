@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 use external::boundary::boundary;
 use external::protocol::Semantics;
 use external::streams::{random, read_trace, trace};
-use external::verify::{op_line, ops_text, replay_commands, run_case, shrink, verify, verify_watched, Watch};
+use external::verify::{
+    op_line, ops_text, replay_commands, run_case, shrink, verify, verify_watched, Tally, Watch,
+};
 use external::{Class, External, Limits, StartError};
 use oracle::{Op, OpKind, Scenario};
 use structures::Config;
@@ -255,12 +257,12 @@ fn each_stream_stops_at_its_own_bound_of_divergences() {
     );
 }
 
-/// Every progress report, as (stream, taken, total, diverged).
-struct Recorded(Vec<(&'static str, u64, u64, usize)>);
+/// Every progress report.
+struct Recorded(Vec<(&'static str, Tally)>);
 
 impl Watch for Recorded {
-    fn progress(&mut self, stream: &'static str, taken: u64, total: u64, diverged: usize) {
-        self.0.push((stream, taken, total, diverged));
+    fn progress(&mut self, stream: &'static str, tally: &Tally) {
+        self.0.push((stream, *tally));
     }
 }
 
@@ -271,9 +273,14 @@ fn progress_is_reported_within_long_cases_and_ends_at_the_total() {
     let mut seen = Recorded(Vec::new());
     let summary = verify_watched(&external(&example("buggy.py")), &streams, 1, &mut seen).unwrap();
     for column in &summary.columns {
-        let reports: Vec<_> = seen.0.iter().filter(|r| r.0 == column.name).collect();
-        assert!(reports.windows(2).all(|w| w[0].1 <= w[1].1), "{reports:?}");
-        assert_eq!(reports.last().map(|r| (r.1, r.2)), Some((column.total, column.total)));
+        let reports: Vec<&Tally> = seen.0.iter().filter(|r| r.0 == column.name).map(|r| &r.1).collect();
+        assert!(
+            reports.windows(2).all(|w| w[0].taken <= w[1].taken && w[0].checked <= w[1].checked),
+            "{reports:?}"
+        );
+        let last = reports.last().unwrap();
+        assert_eq!((last.taken, last.total, last.checked), (column.total, column.total, column.ops()));
+        assert_eq!(last.unchecked(), column.ops_unchecked());
     }
     let trace_reports = seen.0.iter().filter(|r| r.0 == "trace").count();
     assert!(trace_reports as u64 >= summary.columns[1].total / 256, "{trace_reports} reports");
