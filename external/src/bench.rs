@@ -9,13 +9,14 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use oracle::{apply, CountIndex, CountOp, OpKind};
-use structures::Kind;
+use oracle::{apply, CountIndex, CountOp, Op, OpKind};
+use structures::{Kind, Time};
 
 use super::child::ChildError;
 use super::index::{External, StartError};
 use super::protocol::{HandshakeError, Semantics};
 use super::streams::{Case, Stream};
+use super::verify::{domain_end, names_times_within};
 
 /// Why a contender could not be timed on a stream.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -89,11 +90,14 @@ pub struct Table {
     pub unmeasured: Vec<String>,
 }
 
-/// Keeps only the ops of `supported` kinds, so every contender runs the same ops.
-fn filtered(stream: &Stream, supported: &BTreeSet<OpKind>) -> Vec<Case> {
-    let keep = |case: &Case| Case {
-        scenario: case.scenario,
-        ops: case.ops.iter().filter(|op| supported.contains(&op.kind())).cloned().collect(),
+/// Keeps only the ops of `supported` kinds that name no time past the child's `largest`
+/// (the bench does not ask the oracle, so an `earliest` whose answer passes it is still
+/// sent), so every contender runs the same ops.
+fn filtered(stream: &Stream, supported: &BTreeSet<OpKind>, largest: Time) -> Vec<Case> {
+    let keep = |case: &Case| {
+        let domain = domain_end(largest, case.scenario.config.slot);
+        let sent = |op: &&Op| supported.contains(&op.kind()) && names_times_within(op, domain);
+        Case { scenario: case.scenario, ops: case.ops.iter().filter(sent).cloned().collect() }
     };
     stream.cases.iter().map(keep).collect()
 }
@@ -152,6 +156,7 @@ fn time_case(external: &External, case: &Case) -> Result<Ran, BenchError> {
 }
 
 /// The time a child takes over every case's ops, each case on a fresh (or reset) child.
+/// `numbers` are the cases' numbers in their stream, for errors.
 ///
 /// # Errors
 /// The child cannot be started ([`BenchError::Start`]), or declines or fails a case
@@ -160,37 +165,55 @@ pub fn time_external(
     external: &External,
     stream: &'static str,
     cases: &[Case],
+    numbers: &[usize],
 ) -> Result<Duration, BenchError> {
     let mut total = Duration::ZERO;
     for (i, case) in cases.iter().enumerate() {
-        match time_case(external, case)? {
-            Ran::Timed(elapsed) => total += elapsed,
-            Ran::Declined(why) => {
-                let fault = ChildError::Protocol(format!("it declined the case at the handshake: {why}"));
-                return Err(BenchError::Fault { child: String::new(), stream, case: i + 1, fault });
+        let case_number = numbers.get(i).copied().unwrap_or(i + 1);
+        let fault = match time_case(external, case)? {
+            Ran::Timed(elapsed) => {
+                total += elapsed;
+                continue;
             }
-            Ran::Failed(child, fault) => return Err(BenchError::Fault { child, stream, case: i + 1, fault }),
-        }
+            Ran::Declined(why) => (
+                external.command.clone(),
+                ChildError::Protocol(format!("it declined the case at the handshake: {why}")),
+            ),
+            Ran::Failed(child, fault) => (child, fault),
+        };
+        return Err(BenchError::Fault { child: fault.0, stream, case: case_number, fault: fault.1 });
     }
     Ok(total)
 }
 
-/// The cases the child runs cleanly, and those it declines or fails on, from one run.
+/// The cases the child runs cleanly (with their numbers in the stream), and those it
+/// declines or fails on, from one run.
 ///
 /// # Errors
 /// The child cannot be started ([`BenchError::Start`]).
-fn clean_cases(external: &External, cases: &[Case]) -> Result<(Vec<Case>, Vec<Skip>), BenchError> {
-    let (mut kept, mut skipped) = (Vec::new(), Vec::new());
+fn clean_cases(external: &External, cases: &[Case]) -> Result<Clean, BenchError> {
+    let (mut kept, mut numbers, mut skipped) = (Vec::new(), Vec::new(), Vec::new());
     for (i, case) in cases.iter().enumerate() {
         match time_case(external, case)? {
-            Ran::Timed(_) => kept.push(case.clone()),
+            Ran::Timed(_) => {
+                kept.push(case.clone());
+                numbers.push(i + 1);
+            }
             Ran::Declined(why) => skipped.push(Skip { case: i + 1, declined: true, why }),
             Ran::Failed(_, fault) => {
                 skipped.push(Skip { case: i + 1, declined: false, why: fault.to_string() })
             }
         }
     }
-    Ok((kept, skipped))
+    Ok(Clean { cases: kept, numbers, skipped })
+}
+
+/// A stream's cases after a first run: those the child ran cleanly and their numbers in
+/// the stream, and those left out.
+struct Clean {
+    cases: Vec<Case>,
+    numbers: Vec<usize>,
+    skipped: Vec<Skip>,
 }
 
 /// µs per op over `ops` ops: the median of `runs` timings.
@@ -242,9 +265,9 @@ pub fn bench(
             continue;
         };
         child = link.name();
-        let supports = link.supports();
+        let (supports, largest) = (link.supports(), link.largest_time());
         link.finish();
-        let (cases, skipped) = clean_cases(external, &filtered(stream, &supports))?;
+        let Clean { cases, numbers, skipped } = clean_cases(external, &filtered(stream, &supports, largest))?;
         let Some(first) = cases.first() else {
             let why =
                 skipped.first().map_or_else(String::new, |s| format!(" (first: case {}, {})", s.case, s.why));
@@ -258,11 +281,11 @@ pub fn bench(
             .copied()
             .map(|kind| (kind, median_us(ops, runs, || time_builtin(kind, &cases))))
             .collect();
-        let external_us = median_us(ops, runs, || time_external(external, stream.name, &cases))?;
+        let external_us = median_us(ops, runs, || time_external(external, stream.name, &cases, &numbers))?;
         let (_, link) = noop.start(first.scenario).map_err(BenchError::StartNoop)?;
         noop_name = link.name();
         link.finish();
-        let overhead = median_us(ops, runs, || time_external(noop, stream.name, &cases))?;
+        let overhead = median_us(ops, runs, || time_external(noop, stream.name, &cases, &numbers))?;
         rows.push(Row { stream: stream.name, ops, skipped, builtin, external: external_us, overhead });
     }
     if rows.is_empty() {

@@ -197,6 +197,19 @@ impl Child {
         }
     }
 
+    /// Whether the child has written something nobody asked for yet (a line, or the end
+    /// of its stdout) that is waiting to be read: then its next answer would not be to
+    /// the next question. Blank lines do not count, as everywhere.
+    pub fn pending(&mut self) -> bool {
+        loop {
+            match self.from_child.try_recv() {
+                Ok(Received::Line(line)) if line.trim().is_empty() => continue,
+                Ok(_) | Err(mpsc::TryRecvError::Disconnected) => return true,
+                Err(mpsc::TryRecvError::Empty) => return false,
+            }
+        }
+    }
+
     /// Waits up to `grace` for the child to exit by itself.
     fn exit_status(&mut self, grace: Duration) -> Option<ExitStatus> {
         let deadline = Instant::now() + grace;

@@ -70,8 +70,22 @@ pub struct External {
     spare: Spare,
 }
 
-/// An idle child that takes resets, and its welcome.
-type Spare = Rc<RefCell<Option<(Child, Agreed)>>>;
+/// An idle child that takes resets, and its welcome, shared by an [`External`]'s clones.
+type Spare = Rc<RefCell<Idle>>;
+
+/// The idle child, if any. When the last [`External`] holding it goes, the child is
+/// closed as at the end of any session: its stdin closed, a grace period, then its group
+/// killed.
+#[derive(Default)]
+struct Idle(Option<(Child, Agreed)>);
+
+impl Drop for Idle {
+    fn drop(&mut self) {
+        if let Some((child, _)) = self.0.take() {
+            child.close();
+        }
+    }
+}
 
 impl std::fmt::Debug for External {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -133,7 +147,12 @@ impl External {
         if !self.reuse {
             return Ok(None);
         }
-        let Some((mut child, agreed)) = self.spare.borrow_mut().take() else { return Ok(None) };
+        let Some((mut child, agreed)) = self.spare.borrow_mut().0.take() else { return Ok(None) };
+        // A line it wrote while idle answers nothing resbench asked: it is out of step,
+        // and would answer the reset with that line. It is killed; a fresh child starts.
+        if child.pending() {
+            return Ok(None);
+        }
         child.send(serde_json::to_string(&Reset::new(scenario)).expect("a reset serialises"));
         let Ok(line) = child.receive(self.limits.handshake_timeout, "--handshake-timeout-ms") else {
             return Ok(None);
@@ -141,7 +160,7 @@ impl External {
         match read_reset_reply(&line) {
             Ok(None) => Ok(Some((child, agreed))),
             Ok(Some(why)) => {
-                *self.spare.borrow_mut() = Some((child, agreed));
+                self.spare.borrow_mut().0 = Some((child, agreed));
                 Err(HandshakeError::Refused(why).into())
             }
             Err(_) => Ok(None),
@@ -150,7 +169,7 @@ impl External {
 
     /// Closes the idle child, if any, letting it exit by itself.
     pub fn close_spare(&self) {
-        if let Some((child, _)) = self.spare.borrow_mut().take() {
+        if let Some((child, _)) = self.spare.borrow_mut().0.take() {
             child.close();
         }
     }
@@ -257,14 +276,15 @@ impl Link {
     }
 
     /// Ends the session: a child that takes resets and is still in step (no fault, or
-    /// only an internal error it reported) goes back to its [`External`] to serve the
+    /// only an internal error it reported, and no line it wrote unasked) goes back to its [`External`] to serve the
     /// next index; any other is closed, and its exit status returned.
     pub fn finish(&self) -> Option<ExitStatus> {
         let mut session = self.0.borrow_mut();
-        let in_step = matches!(session.fault, None | Some(ChildError::Reported(_)));
+        let pending = session.child.as_mut().is_some_and(Child::pending);
+        let in_step = matches!(session.fault, None | Some(ChildError::Reported(_))) && !pending;
         match (session.spare.take(), session.child.take()) {
             (Some(spare), Some(child)) if in_step => {
-                *spare.borrow_mut() = Some((child, session.agreed.clone()));
+                spare.borrow_mut().0 = Some((child, session.agreed.clone()));
                 None
             }
             (_, child) => {

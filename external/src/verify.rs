@@ -92,10 +92,7 @@ fn run_case_after(
     let semantics = link.semantics();
     let thorough = thorough && semantics == Semantics::Ids && supports.contains(&OpKind::FreeFrames);
     // The last time every op and answer must stay at or below, rounded up to a slot.
-    let domain = match link.largest_time() {
-        Time::MAX => Time::MAX,
-        largest => rules::floor(scenario.config.slot, largest),
-    };
+    let domain = domain_end(link.largest_time(), scenario.config.slot);
     let oracle_refuses =
         |e: structures::Error| HandshakeError::Refused(format!("the oracle cannot take this scenario: {e}"));
     let mut driver = match semantics {
@@ -182,32 +179,22 @@ enum Driver {
 
 impl Driver {
     /// Whether `op` and the oracle's answer to it stay within a time domain ending at
-    /// `domain`: every time it names, the end of an `earliest` window, and the end of
-    /// the window `earliest` answers.
+    /// `domain`: every time it names ([`names_times_within`]), and the end of the window
+    /// `earliest` answers.
     fn within(&self, op: &Op, domain: Time) -> bool {
-        if domain == Time::MAX {
-            return true;
+        if !names_times_within(op, domain) {
+            return false;
         }
-        match *op {
-            Op::Check { start, end, .. }
-            | Op::Allocate { start, end, .. }
-            | Op::Release { start, end, .. } => start.max(end) <= domain,
-            Op::FreeFrames { from, to } | Op::Options { from, to, .. } => from.max(to) <= domain,
-            Op::LoadFrames { ref frames } => frames.iter().all(|f| f.start.max(f.end) <= domain),
-            Op::Advance { now } => now <= domain,
-            Op::Earliest { ready, duration, n } => {
-                ready.checked_add(duration).is_some_and(|end| end <= domain)
-                    && match self {
-                        Driver::Ids(run) => {
-                            use structures::AvailabilityIndex;
-                            let found = run.oracle().earliest(ready, duration, n);
-                            found.map_or(true, |frame| frame.is_none_or(|f| f.end <= domain))
-                        }
-                        Driver::Counts(run) => {
-                            let found = run.oracle().earliest(ready, duration, n);
-                            found.map_or(true, |t| t.is_none_or(|t| t.saturating_add(duration) <= domain))
-                        }
-                    }
+        let Op::Earliest { ready, duration, n } = *op else { return true };
+        match self {
+            Driver::Ids(run) => {
+                use structures::AvailabilityIndex;
+                let found = run.oracle().earliest(ready, duration, n);
+                found.map_or(true, |frame| frame.is_none_or(|f| f.end <= domain))
+            }
+            Driver::Counts(run) => {
+                let found = run.oracle().earliest(ready, duration, n);
+                found.map_or(true, |t| t.is_none_or(|t| t.saturating_add(duration) <= domain))
             }
         }
     }
@@ -219,6 +206,32 @@ impl Driver {
             Driver::Ids(run) => Some(step(run, link, op.clone())),
             Driver::Counts(run) => Some(step_counts(run, link, CountOp::of(op)?)),
         }
+    }
+}
+
+/// Whether every time `op` names is at most `domain` (a slot boundary, so a window
+/// ending there ends there rounded too), an `earliest` window's end and an option's
+/// shortest length included.
+pub fn names_times_within(op: &Op, domain: Time) -> bool {
+    match *op {
+        _ if domain == Time::MAX => true,
+        Op::Check { start, end, .. } | Op::Allocate { start, end, .. } | Op::Release { start, end, .. } => {
+            start.max(end) <= domain
+        }
+        Op::FreeFrames { from, to } => from.max(to) <= domain,
+        Op::Options { from, to, min_duration, .. } => from.max(to).max(min_duration) <= domain,
+        Op::LoadFrames { ref frames } => frames.iter().all(|f| f.start.max(f.end) <= domain),
+        Op::Advance { now } => now <= domain,
+        Op::Earliest { ready, duration, .. } => ready.checked_add(duration).is_some_and(|end| end <= domain),
+    }
+}
+
+/// The last time of a child's time domain at `slot`-wide slots: its largest time rounded
+/// down to a slot, or all of time when it declared none.
+pub fn domain_end(largest: Time, slot: Time) -> Time {
+    match largest {
+        Time::MAX => Time::MAX,
+        largest => rules::floor(slot, largest),
     }
 }
 

@@ -91,3 +91,16 @@ fn the_baseline_replayed_in_the_counted_model_decides_as_the_reference_and_the_p
         compare(kind, load, PolicyKind::Flexible, p)
     });
 }
+
+/// The count table behind the counted model is checked against the count view's own
+/// reference when verified: a table that gives back too little on a cancellation is
+/// caught at its next answer.
+#[test]
+fn a_count_table_that_miscounts_is_caught_by_the_count_reference() {
+    let mut table = scheduling::counting::CountTable::new(structures::Kind::RbTree, 4, 20, true).unwrap();
+    table.plant_short_cancel();
+    table.mark(1, 0, 10, 2).unwrap();
+    table.cancel(1, 0, 10, 2).unwrap();
+    let caught = table.smallest(2, 0, 10).unwrap_err().to_string();
+    assert!(caught.contains("diverged from the count view's reference"), "{caught}");
+}

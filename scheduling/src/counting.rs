@@ -39,6 +39,9 @@ pub struct CountTable {
     pub ops: u64,
     /// The same, by kind.
     pub by_kind: BTreeMap<OpKind, u64>,
+    /// Planted (feature `planted`): cancellations give back one fewer than asked.
+    #[cfg(feature = "planted")]
+    short_cancel: bool,
 }
 
 /// A stretch `[start, end)` of constant reserved count.
@@ -63,7 +66,22 @@ impl CountTable {
         let runner = Runner::build(kind, Scenario { capacity, config }, verify)?;
         let reference =
             verify.then(|| Counts::new(capacity, config)).transpose().map_err(ReplayError::Build)?;
-        Ok(Self { runner, reference, capacity, ops: 0, by_kind: BTreeMap::new() })
+        Ok(Self {
+            runner,
+            reference,
+            capacity,
+            ops: 0,
+            by_kind: BTreeMap::new(),
+            #[cfg(feature = "planted")]
+            short_cancel: false,
+        })
+    }
+
+    /// Plants a miscount: every later cancellation gives back one fewer than asked, as a
+    /// table that loses track of its counts would.
+    #[cfg(feature = "planted")]
+    pub fn plant_short_cancel(&mut self) {
+        self.short_cancel = true;
     }
 
     /// When verified, applies `op` to the count reference and compares its outcome with
@@ -161,8 +179,12 @@ impl CountTable {
     /// # Errors
     /// The structure refuses (`n` was not reserved) or diverges from the oracle.
     pub fn cancel(&mut self, request: u64, start: Time, end: Time, n: u32) -> Result<(), ReplayError> {
+        #[cfg(feature = "planted")]
+        let given = if self.short_cancel { n.saturating_sub(1) } else { n };
+        #[cfg(not(feature = "planted"))]
+        let given = n;
         for s in self.stretches(request, start, end)? {
-            let set = RangeSet::from_range(s.load.saturating_sub(n), s.load);
+            let set = RangeSet::from_range(s.load.saturating_sub(given), s.load);
             self.step(request, Op::Release { start: s.start, end: s.end, set })?;
         }
         self.against_reference(request, CountOp::Release { start, end, count: n }, CountOutcome::Done)

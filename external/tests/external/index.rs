@@ -105,3 +105,19 @@ fn a_reported_internal_error_is_a_fault_that_keeps_the_child() {
     let (index, link) = erring.start(SLOTTED).unwrap();
     assert_eq!((link.pid(), index.check(0, 5, 1)), (Some(pid), Ok(Some(RangeSet::full(4)))), "it goes on");
 }
+
+#[test]
+fn a_child_that_wrote_more_than_it_was_asked_is_not_reused() {
+    let twice = external(&faulty("twice", 1));
+    let (index, link) = twice.start(SLOTTED).unwrap();
+    index.check(0, 5, 1).unwrap();
+    index.check(0, 5, 1).unwrap();
+    let pid = link.pid().unwrap();
+    // Its second answer to the second check is still unread: it is out of step.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(link.finish().is_some(), "closed, not kept");
+    assert!(gone(pid));
+    let (index, link) = twice.start(SLOTTED).unwrap();
+    assert_ne!(link.pid(), Some(pid));
+    assert_eq!(index.check(0, 5, 2), Ok(Some(RangeSet::full(4))), "a fresh child answers in step");
+}

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use external::boundary::boundary;
 use external::protocol::Semantics;
-use external::streams::{random, read_trace, trace};
+use external::streams::{random, read_trace, trace, Case, Stream};
 use external::verify::{
     op_line, ops_text, replay_commands, run_case, shrink, verify, verify_watched, Tally, Watch,
 };
@@ -159,6 +159,24 @@ fn a_child_with_a_narrower_time_domain_is_checked_within_it() {
     assert!(summary.left_out.0.values().sum::<u64>() > 0, "{summary}");
     assert!(summary.columns.iter().all(|c| c.thorough && c.ops() > 0), "{summary}");
     assert!(summary.to_string().contains("pass the child's largest time 9223372036854775807"), "{summary}");
+    // An earliest that names no late time, but whose answer ends past the domain.
+    let late = (1u64 << 63) - 10;
+    let ops = vec![
+        Op::Allocate { start: 0, end: late, set: structures::RangeSet::full(1) },
+        Op::Earliest { ready: 0, duration: 20, n: 1 },
+        Op::Check { start: 0, end: 5, n: 1 },
+    ];
+    let scenario = Scenario { capacity: 1, config: Config { slot: 1, horizon: None } };
+    let stream = Stream {
+        name: "replay",
+        about: String::new(),
+        thorough: true,
+        goes_on: false,
+        cases: vec![Case { scenario, ops }],
+    };
+    let summary = verify(&external(&faulty("signed", 0)), &[stream], 1).unwrap();
+    assert_eq!(summary.divergences(), 0, "{}", summary.found[0]);
+    assert_eq!(summary.left_out.0.get(&OpKind::Earliest), Some(&1), "{summary}");
     // Undeclared, the same limits show as divergences.
     let quiet = verify(&external(&faulty("signed-quiet", 0)), &streams, 10).unwrap();
     assert!(quiet.found.iter().any(|f| f.step.class == Class::ChildError), "{quiet}");

@@ -13,10 +13,11 @@ correctly; from then on MODE decides:
   signed   holds times as signed 64-bit integers, and says so in its welcome: an op or an
            answer with a time past 2^63 - 1 gets an "error" outcome (an overflow)
   signed-quiet  the same, without saying so
+  twice    answers op AFTER + 1 twice (takes resets)
   forget   answers allocations "done" without making them (only the free space shows it)
   error    reports an internal error (an "error" outcome) at op AFTER + 1 of its first
            index, and goes on
-The modes unslotted, error, signed and signed-quiet take resets (unslotted refuses those
+The modes unslotted, error, signed, signed-quiet and twice take resets (unslotted refuses those
 with wider slots).
 """
 
@@ -64,6 +65,8 @@ def answer(index, op, seen):
         return wrong if json.loads(correct)["result"]["outcome"] != "done" else '{"result":{"outcome":"start","value":null}}'
     if seen <= AFTER or MODE in ("only", "unslotted"):
         return correct
+    if MODE == "twice":
+        return correct + "\n" + correct if seen == AFTER + 1 else correct
     if MODE == "error":
         return correct if seen > AFTER + 1 else '{"result":{"outcome":"error","value":"faulty: a planted exception"}}'
     if MODE == "garbage":
@@ -87,7 +90,7 @@ def answer(index, op, seen):
     return correct
 
 
-RESETS = MODE in ("unslotted", "error", "signed", "signed-quiet")
+RESETS = MODE in ("unslotted", "error", "signed", "signed-quiet", "twice")
 
 
 def refusal(hello):
