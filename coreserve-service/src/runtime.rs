@@ -1,23 +1,34 @@
 //! The runtime shared by server nodes and client processes: a driver thread that owns a
 //! [`Host`] and runs jobs and due timers, an axum inbox on loopback ([`http`](super::http))
-//! that hands the driver jobs, and sender threads that post messages.
+//! that hands the driver jobs, and a queue and a sender thread per peer that post its
+//! messages, so that a slow or dead peer delays only its own traffic.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::host::{Host, Machine};
 use super::http;
 use coreserve::durable::{Output, StoreError};
 use coreserve::proto::NodeId;
 
-/// Threads posting messages per process.
-const SENDERS: usize = 4;
 /// A post's deadline.
 const POST_TIMEOUT: Duration = Duration::from_millis(1000);
+/// Messages waiting for one peer; more are dropped (the protocol resends what matters).
+const PEER_QUEUE: usize = 64;
+/// Peers with a queue at once; a post to another while all are busy is dropped.
+const MAX_PEER_QUEUES: usize = 256;
+/// A peer's sender thread ends after this long without a message.
+const PEER_IDLE: Duration = Duration::from_secs(5);
+/// After a failed post, a peer's next post waits this long, doubling up to
+/// [`MAX_BACKOFF`]; its messages that wait longer than a post's deadline are dropped.
+const FIRST_BACKOFF: Duration = Duration::from_millis(50);
+/// The longest wait between failed posts to one peer.
+const MAX_BACKOFF: Duration = Duration::from_millis(1000);
 /// How often the driver looks for due timers.
 const TICK: Duration = Duration::from_millis(2);
 
@@ -77,25 +88,66 @@ impl<M> Drop for Running<M> {
     }
 }
 
-fn sender_threads(rx: Receiver<(String, Vec<u8>)>) {
-    let rx = Arc::new(Mutex::new(rx));
-    for _ in 0..SENDERS {
-        let rx = Arc::clone(&rx);
-        std::thread::spawn(move || {
-            let agent: ureq::Agent = ureq::Agent::config_builder()
-                .timeout_global(Some(POST_TIMEOUT))
-                .http_status_as_error(false)
-                .build()
-                .into();
-            loop {
-                let next = rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
-                let Ok((to, body)) = next else { return };
-                let _ = agent
-                    .post(format!("http://{to}/v1/inbox"))
-                    .header("content-type", "application/json")
-                    .send(&body[..]);
+/// A peer's queue: each message with the instant it was queued.
+type Queue = SyncSender<(Instant, Vec<u8>)>;
+
+/// Hands each posted message to its peer's queue, making the queue (and its sender
+/// thread) on first use, so that a peer that never answers holds up only its own queue.
+fn dispatch(rx: Receiver<(String, Vec<u8>)>) {
+    std::thread::spawn(move || {
+        let mut queues: HashMap<String, (Queue, Arc<AtomicBool>)> = HashMap::new();
+        for (to, body) in rx {
+            let mut message = (Instant::now(), body);
+            if let Some((queue, _)) = queues.get(&to) {
+                match queue.try_send(message) {
+                    // A full queue drops the message, as a congested network would.
+                    Ok(()) | Err(TrySendError::Full(_)) => continue,
+                    // Its thread ended after idling: a new one takes over.
+                    Err(TrySendError::Disconnected(back)) => message = back,
+                }
             }
-        });
+            if queues.len() >= MAX_PEER_QUEUES {
+                queues.retain(|_, (_, ended)| !ended.load(Ordering::SeqCst));
+            }
+            if queues.len() >= MAX_PEER_QUEUES {
+                continue;
+            }
+            let (tx, queue) = sync_channel(PEER_QUEUE);
+            let _ = tx.try_send(message);
+            let (peer, ended) = (to.clone(), Arc::new(AtomicBool::new(false)));
+            let done = Arc::clone(&ended);
+            std::thread::spawn(move || {
+                post_to(&peer, &queue);
+                done.store(true, Ordering::SeqCst);
+            });
+            queues.insert(to, (tx, ended));
+        }
+    });
+}
+
+/// Posts one peer's messages in order until it has none for [`PEER_IDLE`], waiting
+/// longer after each failed post (up to [`MAX_BACKOFF`]), and dropping those that
+/// waited past a post's deadline: by then the protocol has moved on.
+fn post_to(peer: &str, queue: &Receiver<(Instant, Vec<u8>)>) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(POST_TIMEOUT))
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut backoff = Duration::ZERO;
+    while let Ok((queued, body)) = queue.recv_timeout(PEER_IDLE) {
+        if queued.elapsed() > POST_TIMEOUT {
+            continue;
+        }
+        std::thread::sleep(backoff);
+        let sent = agent
+            .post(format!("http://{peer}/v1/inbox"))
+            .header("content-type", "application/json")
+            .send(&body[..]);
+        backoff = match sent {
+            Ok(_) => Duration::ZERO,
+            Err(_) => (backoff * 2).clamp(FIRST_BACKOFF, MAX_BACKOFF),
+        };
     }
 }
 
@@ -114,7 +166,7 @@ pub fn start<M: Machine>(
     let listener = rt.block_on(bind(port))?;
     let addr = listener.local_addr()?;
     let (out_tx, out_rx) = channel();
-    sender_threads(out_rx);
+    dispatch(out_rx);
     let (jobs, job_rx) = channel::<Job<M>>();
     let stop = Arc::new(AtomicBool::new(false));
     let failed = Arc::new(Mutex::new(None));

@@ -166,3 +166,84 @@ fn five_managers_keep_the_invariants_across_kill_9() {
     );
     assert!(began.elapsed() < Duration::from_secs(45), "took {:?}", began.elapsed());
 }
+
+/// Reservations through two managers, one after another: how long each took, in ms.
+fn latencies(pool: &Pool, managers: &[(NodeId, String)], rng: &mut StdRng, count: usize) -> Vec<u64> {
+    (0..count)
+        .map(|_| {
+            let res = draw(rng, managers, 2, HOT);
+            let done =
+                pool.reserve(0, res, Duration::from_millis(GIVE_UP + 3000)).expect("the client answers");
+            assert!(matches!(done.outcome, Outcome::Committed { .. }), "{:?}", done.outcome);
+            done.latency_ms
+        })
+        .collect()
+}
+
+fn median(mut ms: Vec<u64>) -> u64 {
+    ms.sort_unstable();
+    ms[ms.len() / 2]
+}
+
+/// A peer that accepts connections and never answers holds up only the posts to it: with
+/// 40 replies queued to it, reservations through the same manager still commit within
+/// five times their unloaded median.
+#[test]
+fn a_slow_peer_delays_only_its_own_traffic() {
+    use coreserve::proto::{Envelope, Msg, Priority};
+    use coreserve_service::wire::Post;
+    let tmp = tempfile::tempdir().unwrap();
+    let exe = Path::new(env!("CARGO_BIN_EXE_resbench"));
+    let procs: Vec<ManagerProcess> = (0..2)
+        .map(|id| {
+            ManagerProcess::spawn(
+                exe,
+                id,
+                &tmp.path().join(format!("m{id}.redb")),
+                Kind::REFERENCE.name(),
+                CAPACITY,
+            )
+            .expect("a manager starts")
+        })
+        .collect();
+    let managers: Vec<(NodeId, String)> = procs.iter().map(|p| (p.id, p.addr.clone())).collect();
+    let cfg = ClientConfig { give_up: GIVE_UP, ..CLIENT };
+    let pool = Pool::start(&managers, client_base(11), 1, cfg).expect("the client starts");
+    let mut rng = StdRng::seed_from_u64(11);
+    let unloaded = median(latencies(&pool, &managers, &mut rng, 9));
+
+    // The black hole: it accepts every connection and never reads or answers.
+    let hole = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let hole_addr = hole.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in hole.incoming() {
+            held.push(stream);
+        }
+    });
+    // 40 queries from a client that lives at the black hole: manager 0 owes it 40 replies.
+    let far = coreserve_service::now_ms() + 36_000_000;
+    for req in 0..40 {
+        let msg = Msg::Query {
+            req,
+            prio: Priority { ts: far, client: 999 },
+            from: far,
+            to: far + 60_000,
+            duration: 1_000,
+            n: 1,
+            max_holds: 1,
+        };
+        let query =
+            Post { reply_to: hole_addr.clone(), peers: Vec::new(), env: Envelope { from: 999, to: 0, msg } };
+        let (code, body) = post(&managers[0].1, &serde_json::to_vec(&query).unwrap());
+        assert_eq!(code, 202, "{body}");
+    }
+    let loaded = latencies(&pool, &managers, &mut rng, 9);
+    assert!(
+        loaded.iter().all(|&ms| ms <= 5 * unloaded.max(20)),
+        "unloaded median {unloaded} ms; with a slow peer: {loaded:?} ms"
+    );
+    eprintln!("unloaded median {unloaded} ms; with a slow peer: {loaded:?} ms");
+    drop(pool);
+    drop(procs);
+}
