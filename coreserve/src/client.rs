@@ -379,7 +379,12 @@ impl Client {
             Msg::Released { req, .. } => {
                 self.outstanding.remove(&req);
             }
-            Msg::LockReply { req, result } => self.on_lock_reply(now, req, result.is_ok(), out),
+            // Its own claim locked already is its lock (a retry the manager could not
+            // match to the first answer): success, not a conflict.
+            Msg::LockReply { req, result } => {
+                let locked = matches!(result, Ok(_) | Err(CalError::AlreadyLocked { .. }));
+                self.on_lock_reply(now, req, locked, out)
+            }
             Msg::Recall { claim, .. } => self.hold_lost(now, from, claim, true, out),
             Msg::Expired { claim } => self.hold_lost(now, from, claim, false, out),
             Msg::Outcome { txn, committed } => self.on_outcome(now, txn, committed, out),

@@ -409,10 +409,24 @@ impl Manager {
                 Msg::Released { req, released, refused }
             }
             Msg::Lock { req, claim } => {
-                let result = self.cal.lock(from, claim, now).map(|record| {
-                    self.persist_lock(record, out);
-                    claim
-                });
+                let result = match self.cal.lock(from, claim, now) {
+                    Ok(record) => {
+                        self.persist_lock(record, out);
+                        Ok(claim)
+                    }
+                    // The sender's own one-manager lock, durably there: a retry (after a
+                    // restart lost the reply cache) gets the first outcome again.
+                    Err(CalError::AlreadyLocked { claim })
+                        if self
+                            .cal
+                            .claims()
+                            .get(&claim)
+                            .is_some_and(|c| c.state == ClaimState::Locked { txn: None }) =>
+                    {
+                        Ok(claim)
+                    }
+                    Err(e) => Err(e),
+                };
                 self.grant(now, out);
                 Msg::LockReply { req, result }
             }

@@ -66,6 +66,22 @@ fn a1_one_manager_locks_directly_then_releases_the_rest() {
 }
 
 #[test]
+fn a1_its_own_claim_found_locked_already_is_its_lock() {
+    let mut c = Client::new(A, CFG);
+    c.start(0, res(&[(M1, 1)], 15));
+    let out = reply(&mut c, M1, 1, vec![h(M1, 1, 0)], vec![]);
+    let claim = h(M1, 1, 0).claim;
+    assert_eq!(sent(&out), vec![(M1, Msg::Lock { req: 2, claim })]);
+    let retried = Msg::LockReply { req: 2, result: Err(coreserve::error::CalError::AlreadyLocked { claim }) };
+    c.handle(0, Input::Msg(env(M1, A, retried)));
+    assert_eq!(
+        c.outcome(),
+        Some(&Outcome::Committed { txn: None, start: 0 }),
+        "not a conflict to negotiate again"
+    );
+}
+
+#[test]
 fn a2_a_start_held_everywhere_is_committed_through_a_coordinator() {
     let mut c = Client::new(A, CFG);
     c.start(0, res(&[(M1, 1), (M2, 1)], 15));

@@ -315,3 +315,28 @@ fn bad_requests_get_errors_naming_the_problem_and_change_nothing() {
         }
     });
 }
+
+#[test]
+fn a_lock_retried_after_a_restart_gets_its_first_outcome_and_one_lock_stays() {
+    for &kind in Kind::ALL {
+        let mut m = fresh(kind);
+        let mut durable = Durable::default();
+        durable.apply(&[Record::Epoch(1)]);
+        durable.apply(&persisted(&deliver(&mut m, 0, A, hold(1, A, 1, 20, 25))));
+        let out = deliver(&mut m, 4, A, Msg::Lock { req: 3, claim: claim(1) });
+        durable.apply(&persisted(&out));
+        assert_eq!(sent(&out), vec![(A, Msg::LockReply { req: 3, result: Ok(claim(1)) })], "{kind}");
+        // kill -9: the reply cache is gone, the lock record is not.
+        let (mut m, _) = Manager::start(M1, manager_config(kind), &durable, 10).unwrap();
+        let out = deliver(&mut m, 11, A, Msg::Lock { req: 3, claim: claim(1) });
+        assert_eq!(sent(&out), vec![(A, Msg::LockReply { req: 3, result: Ok(claim(1)) })], "{kind}");
+        assert!(persisted(&out).is_empty(), "{kind}: nothing new to make durable");
+        let locks: Vec<_> =
+            m.calendar().claims().values().filter(|c| matches!(c.state, ClaimState::Locked { .. })).collect();
+        assert_eq!(locks.len(), 1, "{kind}: exactly one lock");
+        // Another client's Lock of it is still refused.
+        let out = deliver(&mut m, 12, B, Msg::Lock { req: 1, claim: claim(1) });
+        let refused = CalError::NotHolder { claim: claim(1), holder: A, client: B };
+        assert_eq!(sent(&out), vec![(B, Msg::LockReply { req: 1, result: Err(refused) })], "{kind}");
+    }
+}
