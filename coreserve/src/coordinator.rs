@@ -200,6 +200,7 @@ impl Coordinator {
                     Some(Phase::Collecting(_)) => Verdict::Pending,
                     Some(Phase::Committed(_) | Phase::Ended) => Verdict::Commit,
                     Some(Phase::Aborted) => Verdict::Abort,
+                    None if self.cfg.plant == Some(Plant::PendingForUnknown) => Verdict::Pending,
                     None => {
                         self.record_unknown_abort(txn, out);
                         Verdict::Abort

@@ -41,11 +41,22 @@ pub enum Plant {
     ForgetDecision,
     /// A manager acknowledges a lock without writing it, so a crash loses it.
     VolatileLock,
+    /// A manager grants holds that never lapse (no lease).
+    HoldWithoutLease,
+    /// The coordinator answers "pending" for a transaction it never heard of, rather
+    /// than recording an abort.
+    PendingForUnknown,
 }
 
 impl Plant {
     /// Every planted bug.
-    pub const ALL: [Plant; 3] = [Plant::CommitWithoutAllPrepares, Plant::ForgetDecision, Plant::VolatileLock];
+    pub const ALL: [Plant; 5] = [
+        Plant::CommitWithoutAllPrepares,
+        Plant::ForgetDecision,
+        Plant::VolatileLock,
+        Plant::HoldWithoutLease,
+        Plant::PendingForUnknown,
+    ];
 
     /// Its name on the command line.
     pub const fn name(self) -> &'static str {
@@ -53,6 +64,8 @@ impl Plant {
             Plant::CommitWithoutAllPrepares => "commit-without-all-prepares",
             Plant::ForgetDecision => "forget-decision",
             Plant::VolatileLock => "volatile-lock",
+            Plant::HoldWithoutLease => "hold-without-lease",
+            Plant::PendingForUnknown => "pending-for-unknown",
         }
     }
 }

@@ -173,6 +173,19 @@ impl Manager {
         &self.cal
     }
 
+    /// How long a hold granted now lasts at most: its lease (D13).
+    pub fn hold_ttl(&self) -> Time {
+        self.cfg.hold_ttl
+    }
+
+    /// The deadline of a hold granted at `now`.
+    fn lease(&self, now: Time) -> Time {
+        match self.cfg.plant {
+            Some(Plant::HoldWithoutLease) => Time::MAX,
+            _ => now + self.cfg.hold_ttl,
+        }
+    }
+
     /// The number of queued waits.
     pub fn waiting(&self) -> usize {
         self.waits.len()
@@ -281,7 +294,7 @@ impl Manager {
             }
             let free = self.cal.free(w.start, w.end).unwrap_or_default();
             if w.ids.is_subset(&free) {
-                let deadline = now + self.cfg.hold_ttl;
+                let deadline = self.lease(now);
                 match self.cal.hold(client, prio, &w.ids, (w.start, w.end), deadline) {
                     Ok(claim) => {
                         self.waits.remove(&key);
@@ -492,7 +505,7 @@ impl Manager {
             if holds.len() < max_holds as usize {
                 let free = self.cal.free(t, end)?.intersect(&visible).subtract(&self.reserved(prio, t, end));
                 if let Some(ids) = free.first(u64::from(n)) {
-                    let deadline = now + self.cfg.hold_ttl;
+                    let deadline = self.lease(now);
                     let claim = self.cal.hold(client, prio, &ids, (t, end), deadline)?;
                     holds.push(HoldGrant { claim, ids, start: t, end, deadline });
                 }
@@ -521,7 +534,7 @@ impl Manager {
         let open = free.subtract(&self.reserved(prio, start, end));
         match open.first(u64::from(n)) {
             Some(ids) => {
-                let deadline = now + self.cfg.hold_ttl;
+                let deadline = self.lease(now);
                 let claim = self.cal.hold(client, prio, &ids, (start, end), deadline)?;
                 Ok(HoldGrant { claim, ids, start, end, deadline })
             }

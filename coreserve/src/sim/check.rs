@@ -59,8 +59,8 @@ pub struct Ghost {
 impl Ghost {
     /// Notes a message a node sent (`sender` is its state right after the step), and
     /// checks what can be checked at once: decisions are stable (I4), clients are told
-    /// the truth (I9), managers never report protocol errors (I10), and no two confirmed
-    /// locks share a slot (I1g).
+    /// the truth (I9), managers never report protocol errors (I10), no two confirmed
+    /// locks share a slot (I1g), and every hold granted lapses within its lease.
     ///
     /// # Errors
     /// The broken invariant.
@@ -77,6 +77,19 @@ impl Ghost {
                 _ => Vec::new(),
             };
             for g in granted {
+                // Every hold is leased: it lapses within the TTL of its grant (D13).
+                if g.deadline > now.saturating_add(s.manager.hold_ttl()) {
+                    return broken(
+                        "lease",
+                        None,
+                        format!(
+                            "manager {m} granted {} at {now} until {}, past its lease of {}",
+                            g.claim,
+                            g.deadline,
+                            s.manager.hold_ttl()
+                        ),
+                    );
+                }
                 if !g.ids.is_subset(&cal.visible(env.to)) {
                     return broken(
                         "I6",

@@ -260,11 +260,18 @@ impl World {
             self.now = at;
             self.step(ev).map_err(|v| (self.steps, v))?;
         }
-        if self.queue.is_empty() {
-            let stores: Vec<(NodeId, &crate::durable::Durable)> =
-                self.servers.iter().enumerate().map(|(m, s)| (m as NodeId, s.store.load())).collect();
-            self.ghost.check_quiescent(&stores, self.now).map_err(|v| (self.steps, v))?;
+        // Work left once faults have stopped and the drain's time is up is itself a
+        // violation (termination), never a reason to skip the quiescence check.
+        if let Some(((at, _), ev)) = self.queue.first_key_value() {
+            let detail = format!(
+                "did not drain: {} events left after {DRAIN_TIME} ms without faults, the first at t={at}: {ev:?}",
+                self.queue.len()
+            );
+            return Err((self.steps, Violation { invariant: "drain", detail, txn: None }));
         }
+        let stores: Vec<(NodeId, &crate::durable::Durable)> =
+            self.servers.iter().enumerate().map(|(m, s)| (m as NodeId, s.store.load())).collect();
+        self.ghost.check_quiescent(&stores, self.now).map_err(|v| (self.steps, v))?;
         Ok(())
     }
 

@@ -88,6 +88,16 @@ fn planted_volatile_lock_is_caught() {
 }
 
 #[test]
+fn planted_hold_without_a_lease_is_caught() {
+    caught(Plant::HoldWithoutLease, &["lease"]);
+}
+
+#[test]
+fn planted_pending_for_an_unknown_transaction_is_caught() {
+    caught(Plant::PendingForUnknown, &["drain", "I2q"]);
+}
+
+#[test]
 fn sizes_out_of_their_limits_are_refused() {
     let bad = [
         SimConfig { managers: (0, 3), ..SimConfig::default() },
