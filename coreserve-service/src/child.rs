@@ -1,8 +1,10 @@
 //! A `resbench coreserve serve` child process under a guard: spawned with piped standard
-//! input (so that it exits if its parent dies), its bound address read from the first
-//! line of its standard output, and killed (SIGKILL) and reaped when the guard drops.
+//! input (so that it exits if its parent dies) and its deployment's members as `--peer`
+//! flags, its bound address read from the first line of its standard output, and
+//! killed (SIGKILL) and reaped when the guard drops.
 
 use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::channel;
@@ -11,6 +13,7 @@ use std::time::Duration;
 use coreserve::proto::NodeId;
 
 use crate::error::{Error, Result};
+use crate::members::Members;
 
 /// How long a server has to print its address.
 const START_TIMEOUT: Duration = Duration::from_secs(10);
@@ -34,17 +37,58 @@ pub struct ManagerProcess {
     /// `127.0.0.1:port` once it has listened.
     pub addr: String,
     port: u16,
+    members: Members,
+}
+
+/// Managers `0..count` of executable `exe`, each with its store `m<id>.redb` in `dir`
+/// (made afresh), on ports chosen beforehand so that each is configured with all.
+///
+/// # Errors
+/// [`Error::Io`] when no free ports can be had, or as [`ManagerProcess::spawn`].
+pub fn deployment(
+    exe: &Path,
+    dir: &Path,
+    count: u32,
+    structure: &str,
+    capacity: u32,
+) -> Result<Vec<ManagerProcess>> {
+    let ports = free_ports(count as usize)?;
+    let members = Members::new((0..count).zip(&ports).map(|(id, p)| (id, format!("127.0.0.1:{p}"))))?;
+    (0..count)
+        .zip(ports)
+        .map(|(id, port)| {
+            let db = dir.join(format!("m{id}.redb"));
+            let _ = std::fs::remove_file(&db);
+            ManagerProcess::spawn(exe, (id, port), &db, (structure, capacity), &members)
+        })
+        .collect()
+}
+
+/// `n` ports free on 127.0.0.1 now (bound at once, then let go), for a deployment whose
+/// members must be configured before its managers start.
+///
+/// # Errors
+/// When a port cannot be bound.
+pub fn free_ports(n: usize) -> std::io::Result<Vec<u16>> {
+    let held = (0..n).map(|_| TcpListener::bind("127.0.0.1:0")).collect::<std::io::Result<Vec<_>>>()?;
+    held.iter().map(|l| l.local_addr().map(|a| a.port())).collect()
 }
 
 impl ManagerProcess {
-    /// Starts node `id` of executable `exe` on an ephemeral port, keeping its state in
-    /// `db`.
+    /// Starts node `id` of executable `exe` on `port` (0: a free one), keeping its state
+    /// in `db`, in a deployment of `members`.
     ///
     /// # Errors
     /// [`Error::Spawn`] when it cannot be spawned; [`Error::NoStdout`],
     /// [`Error::StartTimeout`] or [`Error::NotAddress`] when it does not print its
     /// address within 10 s.
-    pub fn spawn(exe: &Path, id: NodeId, db: &Path, structure: &str, capacity: u32) -> Result<Self> {
+    pub fn spawn(
+        exe: &Path,
+        (id, port): (NodeId, u16),
+        db: &Path,
+        (structure, capacity): (&str, u32),
+        members: &Members,
+    ) -> Result<Self> {
         let mut me = Self {
             child: None,
             exe: exe.to_owned(),
@@ -53,7 +97,8 @@ impl ManagerProcess {
             structure: structure.to_owned(),
             capacity,
             addr: String::new(),
-            port: 0,
+            port,
+            members: members.clone(),
         };
         me.restart()?;
         Ok(me)
@@ -81,7 +126,9 @@ impl ManagerProcess {
         let mut child = Command::new(&self.exe)
             .args(["coreserve", "serve", "--exit-on-stdin-eof", "--id", &self.id.to_string()])
             .args(["--port", &self.port.to_string(), "--structure", &self.structure])
-            .args(["--capacity", &self.capacity.to_string(), "--db"])
+            .args(["--capacity", &self.capacity.to_string()])
+            .args(self.members.iter().flat_map(|(id, addr)| ["--peer".to_owned(), format!("{id}={addr}")]))
+            .arg("--db")
             .arg(&self.db)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 use structures::Time;
 
 use super::host::Machine;
+use super::members::Members;
 use super::runtime::{self, Running};
 use super::wire::{Snapshot, Status};
 use crate::error::{Error, Result};
@@ -115,7 +116,8 @@ impl Pool {
     /// Starts `count` clients numbered from `first`, which talk to `managers`.
     ///
     /// # Errors
-    /// [`Error::Io`] when the listener cannot be bound.
+    /// [`Error::Members`] for a wrong list of managers, [`Error::Io`] when the listener
+    /// cannot be bound.
     pub fn start(
         managers: &[(NodeId, String)],
         first: NodeId,
@@ -129,7 +131,8 @@ impl Pool {
             })
             .collect();
         let host = ClientHost { slots, seen: Seen::default() };
-        let running = runtime::start(move || Ok((host, Vec::new())), 0, managers.to_vec())?;
+        let members = Members::new(managers.iter().cloned())?;
+        let running = runtime::start(move || Ok((host, Vec::new())), 0, members)?;
         Ok(Self { running, first, count })
     }
 

@@ -74,6 +74,14 @@ pub enum Error {
     /// Two managers that answer with the same node id.
     #[error("two managers have id {0}")]
     DuplicateId(NodeId),
+    /// A membership entry (a `--peer` value or a members file's line) that is wrong.
+    #[error("membership: {at}: {why}")]
+    Members {
+        /// The entry: the manager, the value, or the file and line.
+        at: String,
+        /// What is wrong.
+        why: String,
+    },
     /// A load run's setting out of its range.
     #[error("{name} must be in {low}..={high}")]
     OutOfRange {

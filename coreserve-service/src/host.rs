@@ -1,5 +1,6 @@
 //! What the runtime hosts: a [`Machine`] (one or more nodes' machines and their store)
-//! with its timers, address book and counters. A step's outputs are applied here:
+//! with its timers, its deployment's [`Members`], the clients' addresses and its
+//! counters. A step's outputs are applied here:
 //! records are durable before the step's messages leave (the machine persists them
 //! inside [`Machine::step`]), messages to a node it hosts are delivered in process, the
 //! others are posted, timers are armed.
@@ -9,6 +10,7 @@ use std::sync::mpsc::Sender;
 
 use structures::Time;
 
+use super::members::Members;
 use super::now_ms;
 use super::wire::{ErrorBody, Post};
 use coreserve::durable::{Input, Output, StoreError, TimerId};
@@ -24,12 +26,9 @@ pub trait Machine: 'static {
     fn step(&mut self, now: Time, node: NodeId, input: Input) -> Result<Vec<Output>, StoreError>;
     /// Whether it runs node `node`.
     fn hosts(&self, node: NodeId) -> bool;
-    /// Notes managers' addresses a post named.
-    ///
-    /// # Errors
-    /// When they could not be stored.
-    fn learn(&mut self, _peers: &[(NodeId, String)]) -> Result<(), StoreError> {
-        Ok(())
+    /// Whether it takes clients' requests (a server does; clients hear only managers).
+    fn serves_clients(&self) -> bool {
+        false
     }
     /// Notes a message one of its nodes sent (`true`) or received (`false`).
     fn observe(&mut self, _now: Time, _env: &Envelope, _sent: bool) {}
@@ -52,6 +51,8 @@ pub struct Counts {
     pub sent: u64,
     /// Messages with no known address.
     pub dropped: u64,
+    /// Posts refused because their sender or a manager they name is not a member.
+    pub refused: u64,
 }
 
 /// A machine with its timers, address book and counters.
@@ -60,8 +61,9 @@ pub struct Host<M> {
     /// The machine.
     pub machine: M,
     addr: String,
-    peers: Vec<(NodeId, String)>,
-    book: HashMap<NodeId, String>,
+    members: Members,
+    /// Clients' addresses, from their requests' `reply_to` (never persisted).
+    clients: HashMap<NodeId, String>,
     timers: BTreeMap<(NodeId, TimerId), Time>,
     now: Time,
     counts: Counts,
@@ -71,20 +73,14 @@ pub struct Host<M> {
 }
 
 impl<M: Machine> Host<M> {
-    /// A host of `machine` listening at `addr`, advertising `peers`, posting through
-    /// `outbox`.
-    pub(super) fn new(
-        machine: M,
-        addr: String,
-        peers: Vec<(NodeId, String)>,
-        outbox: Sender<(String, Vec<u8>)>,
-    ) -> Self {
-        let book = peers.iter().cloned().collect();
+    /// A host of `machine` listening at `addr`, in a deployment of `members`, posting
+    /// through `outbox`.
+    pub(super) fn new(machine: M, addr: String, members: Members, outbox: Sender<(String, Vec<u8>)>) -> Self {
         Self {
             machine,
             addr,
-            peers,
-            book,
+            members,
+            clients: HashMap::new(),
             timers: BTreeMap::new(),
             now: 0,
             counts: Counts::default(),
@@ -178,11 +174,12 @@ impl<M: Machine> Host<M> {
     }
 
     fn post(&mut self, env: Envelope) {
-        let Some(to) = self.book.get(&env.to).cloned() else {
+        let to = self.members.addr(env.to).map(str::to_owned).or_else(|| self.clients.get(&env.to).cloned());
+        let Some(to) = to else {
             self.counts.dropped += 1;
             return;
         };
-        let post = Post { reply_to: self.addr.clone(), peers: self.peers.clone(), env };
+        let post = Post { reply_to: self.addr.clone(), env };
         let sent = serde_json::to_vec(&post).ok().is_some_and(|body| self.outbox.send((to, body)).is_ok());
         if !sent {
             self.counts.dropped += 1;
@@ -204,27 +201,47 @@ impl<M: Machine> Host<M> {
         Ok(())
     }
 
-    /// Takes a decoded post: learns the sender's address and the peers it names, and
-    /// steps the receiver.
+    /// Takes a decoded post and steps its receiver. A member's address is its
+    /// configured one; a client's request teaches where the client listens.
     ///
     /// # Errors
-    /// `wrong_node` when the receiver is not hosted here, `unavailable` when the store
-    /// failed.
+    /// Nothing changes on an error: `wrong_node` when the receiver is not hosted here,
+    /// `unknown_node` when the sender is not a member and the message not a client's
+    /// request to a server, or the message names a manager that is not a member,
+    /// `unavailable` when the store failed.
     pub fn accept(&mut self, post: Post) -> Result<(), ErrorBody> {
         let env = post.env;
         if !self.machine.hosts(env.to) {
             return Err(ErrorBody::new("wrong_node", format!("node {} is not served here", env.to)));
         }
-        let unavailable = |e: StoreError| ErrorBody::new("unavailable", e.to_string());
-        for (id, addr) in &post.peers {
-            self.book.insert(*id, addr.clone());
+        let known = |id| self.members.contains(id) || self.machine.hosts(id);
+        let client =
+            !self.members.contains(env.from) && self.machine.serves_clients() && env.msg.from_client();
+        let stranger = if !known(env.from) && !client {
+            Some(format!(
+                "node {} is not a configured manager, and {} is not a client's request",
+                env.from,
+                env.msg.kind()
+            ))
+        } else {
+            env.msg
+                .managers()
+                .into_iter()
+                .find(|m| !known(*m))
+                .map(|m| format!("{} names manager {m}, which is not configured", env.msg.kind()))
+        };
+        if let Some(detail) = stranger {
+            self.counts.refused += 1;
+            return Err(ErrorBody::new("unknown_node", detail));
         }
-        self.machine.learn(&post.peers).map_err(unavailable)?;
-        if self.book.len() >= MAX_BOOK {
-            self.book = self.peers.iter().cloned().collect();
+        if client {
+            if self.clients.len() >= MAX_BOOK && !self.clients.contains_key(&env.from) {
+                self.clients.clear();
+            }
+            self.clients.insert(env.from, post.reply_to);
         }
-        self.book.insert(env.from, post.reply_to);
         self.counts.received += 1;
+        let unavailable = |e: StoreError| ErrorBody::new("unavailable", e.to_string());
         self.deliver(env.to, Input::Msg(env)).map_err(unavailable)
     }
 

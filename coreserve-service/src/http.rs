@@ -91,6 +91,7 @@ async fn inbox<M: Machine>(State(handle): State<Handle<M>>, body: Body) -> Respo
     match handle.call(move |h| h.accept(post)).await {
         Some(Ok(())) => (StatusCode::ACCEPTED, Json(serde_json::json!({ "ok": true }))).into_response(),
         Some(Err(e)) if e.error.kind == "unavailable" => refuse(StatusCode::SERVICE_UNAVAILABLE, e),
+        Some(Err(e)) if e.error.kind == "unknown_node" => refuse(StatusCode::FORBIDDEN, e),
         Some(Err(e)) => refuse(StatusCode::BAD_REQUEST, e),
         None => gone(),
     }

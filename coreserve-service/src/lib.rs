@@ -12,6 +12,7 @@ pub mod error;
 pub mod host;
 mod http;
 pub mod load;
+pub mod members;
 pub mod runtime;
 pub mod server;
 pub mod store;

@@ -14,7 +14,7 @@ use rand::seq::index::sample;
 use rand::{Rng, SeedableRng};
 use structures::Kind;
 
-use super::child::ManagerProcess;
+use super::child::deployment;
 use super::client::{self, Done, Pool};
 use super::{now_ms, CLIENT, SLOT};
 use crate::error::{Error, Result};
@@ -101,17 +101,12 @@ pub fn draw(rng: &mut StdRng, managers: &[(NodeId, String)], parts: usize, hot: 
 ///
 /// # Errors
 /// [`Error::OutOfRange`] for bad settings, [`Error::Io`] when the stores' folder
-/// cannot be made or the clients' listener bound, or as [`ManagerProcess::spawn`] and
+/// cannot be made or the clients' listener bound, or as [`deployment`] and
 /// [`client::status`] for a manager that does not start or answer.
 pub fn run(o: &LoadOptions) -> Result<LoadRun> {
     check(o)?;
     std::fs::create_dir_all(&o.dir)?;
-    let mut procs = Vec::new();
-    for id in 0..o.managers {
-        let db = o.dir.join(format!("m{id}.redb"));
-        let _ = std::fs::remove_file(&db);
-        procs.push(ManagerProcess::spawn(&o.exe, id, &db, o.kind.name(), o.capacity)?);
-    }
+    let procs = deployment(&o.exe, &o.dir, o.managers, o.kind.name(), o.capacity)?;
     let managers: Vec<(NodeId, String)> = procs.iter().map(|p| (p.id, p.addr.clone())).collect();
     let before: u64 = managers.iter().map(|(_, a)| client::status(a).map(|s| s.sent)).sum::<Result<u64>>()?;
     let first = client_base(o.seed);

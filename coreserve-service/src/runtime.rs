@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::host::{Host, Machine};
 use super::http;
+use super::members::Members;
 use coreserve::durable::{Output, StoreError};
 use coreserve::proto::NodeId;
 
@@ -151,8 +152,8 @@ fn post_to(peer: &str, queue: &Receiver<(Instant, Vec<u8>)>) {
     }
 }
 
-/// Serves the machine `make` builds on `127.0.0.1:port` (0: any free port),
-/// advertising `peers` in every post. `make` runs on the driver thread and returns the
+/// Serves the machine `make` builds on `127.0.0.1:port` (0: any free port), in a
+/// deployment of `members`. `make` runs on the driver thread and returns the
 /// machine with the start outputs of each node it hosts.
 ///
 /// # Errors
@@ -160,7 +161,7 @@ fn post_to(peer: &str, queue: &Receiver<(Instant, Vec<u8>)>) {
 pub fn start<M: Machine>(
     make: impl FnOnce() -> Result<(M, Vec<(NodeId, Vec<Output>)>), StoreError> + Send + 'static,
     port: u16,
-    peers: Vec<(NodeId, String)>,
+    members: Members,
 ) -> std::io::Result<Running<M>> {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let listener = rt.block_on(bind(port))?;
@@ -176,7 +177,7 @@ pub fn start<M: Machine>(
     let me = addr.to_string();
     let driver = std::thread::spawn(move || {
         let built = make().and_then(|(machine, starts)| {
-            let mut host = Host::new(machine, me, peers, out_tx);
+            let mut host = Host::new(machine, me, members, out_tx);
             for (node, out) in starts {
                 host.begin(node, out)?;
             }

@@ -10,6 +10,7 @@ use std::sync::atomic::Ordering;
 use structures::{Kind, Time};
 
 use super::host::{Counts, Machine};
+use super::members::Members;
 use super::runtime;
 use super::store::RedbStore;
 use super::wire::{Snapshot, Status};
@@ -58,11 +59,8 @@ impl Machine for ServerNode {
         node == self.id
     }
 
-    fn learn(&mut self, peers: &[(NodeId, String)]) -> Result<(), StoreError> {
-        for (id, addr) in peers {
-            self.store.set_peer(*id, addr)?;
-        }
-        Ok(())
+    fn serves_clients(&self) -> bool {
+        true
     }
 
     fn status(&self, now: Time, counts: Counts) -> Option<serde_json::Value> {
@@ -74,6 +72,7 @@ impl Machine for ServerNode {
             received: counts.received,
             sent: counts.sent,
             dropped: counts.dropped,
+            refused: counts.refused,
             locks: d.locks.len(),
             prepared: d.prepared.len(),
             decisions: d.decisions.len(),
@@ -94,6 +93,8 @@ pub struct ServeOptions {
     pub id: NodeId,
     /// The port on 127.0.0.1 (0: any free one).
     pub port: u16,
+    /// The deployment's managers (it may name itself).
+    pub members: Members,
     /// The redb file.
     pub db: PathBuf,
     /// The calendar's structure.
@@ -111,7 +112,6 @@ pub struct ServeOptions {
 /// [`Error::Store`] when the store cannot be opened, [`Error::Io`] when the port cannot
 /// be bound, [`Error::Stopped`] when the store fails while serving.
 pub fn serve(opts: &ServeOptions, announce: impl FnOnce(SocketAddr)) -> Result<()> {
-    let peers = RedbStore::open(&opts.db)?.peers().to_vec();
     let (o, id) = (opts.clone(), opts.id);
     let running = runtime::start(
         move || {
@@ -119,7 +119,7 @@ pub fn serve(opts: &ServeOptions, announce: impl FnOnce(SocketAddr)) -> Result<(
             Ok((node, vec![(o.id, out)]))
         },
         opts.port,
-        peers,
+        opts.members.clone(),
     )?;
     announce(running.addr);
     if opts.exit_on_stdin_eof {

@@ -8,9 +8,10 @@ use std::path::Path;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 
 use coreserve::durable::{DecisionRecord, Durable, LockRecord, PreparedRecord, Record, Store, StoreError};
-use coreserve::proto::{ClaimId, NodeId, TxnId};
+use coreserve::proto::{ClaimId, TxnId};
 
-/// Every record, keyed `epoch`, `lock/<claim>`, `prep/<txn>`, `dec/<txn>`, `peer/<node>`.
+/// Every record, keyed `epoch`, `lock/<claim>`, `prep/<txn>`, `dec/<txn>`. (Stores
+/// written before membership was configured also hold `peer/<node>` keys: ignored.)
 const RECORDS: TableDefinition<&str, &[u8]> = TableDefinition::new("records");
 
 fn err(e: impl std::fmt::Display) -> StoreError {
@@ -34,7 +35,6 @@ fn dec_key(t: TxnId) -> String {
 pub struct RedbStore {
     db: Database,
     state: Durable,
-    peers: Vec<(NodeId, String)>,
 }
 
 impl RedbStore {
@@ -45,7 +45,6 @@ impl RedbStore {
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         let db = Database::create(path).map_err(err)?;
         let mut state = Durable::default();
-        let mut peers = Vec::new();
         {
             let txn = db.begin_write().map_err(err)?;
             txn.open_table(RECORDS).map_err(err)?;
@@ -68,38 +67,11 @@ impl RedbStore {
             } else if key.starts_with("dec/") {
                 let d: (DecisionRecord, bool) = serde_json::from_slice(bytes).map_err(bad)?;
                 state.decisions.insert(d.0.txn, d);
-            } else if let Some(id) = key.strip_prefix("peer/") {
-                let id = id.parse().map_err(|e| StoreError(format!("record {key}: {e}")))?;
-                peers.push((id, String::from_utf8_lossy(bytes).into_owned()));
             }
         }
         drop(table);
         drop(txn);
-        Ok(Self { db, state, peers })
-    }
-
-    /// The peers' addresses it was told to remember.
-    pub fn peers(&self) -> &[(NodeId, String)] {
-        &self.peers
-    }
-
-    /// Remembers where node `id` listens.
-    ///
-    /// # Errors
-    /// When the write fails.
-    pub fn set_peer(&mut self, id: NodeId, addr: &str) -> Result<(), StoreError> {
-        if self.peers.iter().any(|(i, a)| *i == id && a == addr) {
-            return Ok(());
-        }
-        let txn = self.db.begin_write().map_err(err)?;
-        {
-            let mut table = txn.open_table(RECORDS).map_err(err)?;
-            table.insert(format!("peer/{id}").as_str(), addr.as_bytes()).map_err(err)?;
-        }
-        txn.commit().map_err(err)?;
-        self.peers.retain(|(i, _)| *i != id);
-        self.peers.push((id, addr.to_owned()));
-        Ok(())
+        Ok(Self { db, state })
     }
 
     fn write(&self, batch: &[Record]) -> Result<(), StoreError> {

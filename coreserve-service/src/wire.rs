@@ -5,19 +5,16 @@ use serde::{Deserialize, Serialize};
 use structures::Time;
 
 use coreserve::durable::{DecisionRecord, Durable, LockRecord, PreparedRecord};
-use coreserve::limits::{MAX_ADDR, MAX_BODY, MAX_MANAGERS};
+use coreserve::limits::{MAX_ADDR, MAX_BODY};
 use coreserve::proto::{Envelope, NodeId};
 
-/// `POST /v1/inbox`: a message, where its sender listens, and the managers' addresses
-/// the sender knows (so that a coordinator can reach the managers a client names).
+/// `POST /v1/inbox`: a message and where its sender listens (used for clients only:
+/// managers' addresses are configured).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Post {
     /// `host:port` of the sender.
     pub reply_to: String,
-    /// Managers and their `host:port`.
-    #[serde(default)]
-    pub peers: Vec<(NodeId, String)>,
     /// The message.
     pub env: Envelope,
 }
@@ -37,6 +34,8 @@ pub struct Status {
     pub sent: u64,
     /// Messages it could not post (no address, or the post failed).
     pub dropped: u64,
+    /// Posts it refused for naming a node outside its membership.
+    pub refused: u64,
     /// Durable locks.
     pub locks: usize,
     /// Durable Yes votes.
@@ -98,8 +97,8 @@ pub struct ErrorBody {
 /// What was wrong.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorDetail {
-    /// `too_large`, `malformed`, `wrong_node`, `unavailable`, `not_found` or
-    /// `method_not_allowed`.
+    /// `too_large`, `malformed`, `wrong_node`, `unknown_node`, `unavailable`,
+    /// `not_found` or `method_not_allowed`.
     pub kind: String,
     /// The detail.
     pub detail: String,
@@ -115,20 +114,15 @@ impl ErrorBody {
 /// Decodes a posted body.
 ///
 /// # Errors
-/// `too_large` above [`MAX_BODY`], `malformed` for bad JSON, unknown fields, or too many
-/// or too long addresses.
+/// `too_large` above [`MAX_BODY`], `malformed` for bad JSON, unknown fields (a
+/// `peers` list among them: membership is configured), or a too long address.
 pub fn decode(body: &[u8]) -> Result<Post, ErrorBody> {
     if body.len() > MAX_BODY {
         return Err(ErrorBody::new("too_large", format!("{} bytes; the limit is {MAX_BODY}", body.len())));
     }
     let post: Post = serde_json::from_slice(body).map_err(|e| ErrorBody::new("malformed", e.to_string()))?;
-    let long =
-        std::iter::once(&post.reply_to).chain(post.peers.iter().map(|(_, a)| a)).any(|a| a.len() > MAX_ADDR);
-    if long || post.peers.len() > MAX_MANAGERS as usize {
-        return Err(ErrorBody::new(
-            "malformed",
-            format!("at most {MAX_MANAGERS} peers with addresses of at most {MAX_ADDR} bytes"),
-        ));
+    if post.reply_to.len() > MAX_ADDR {
+        return Err(ErrorBody::new("malformed", format!("reply_to over {MAX_ADDR} bytes")));
     }
     Ok(post)
 }

@@ -34,6 +34,6 @@ pub const MAX_LOAD_CLIENTS: u32 = 256;
 pub const MAX_LOAD_SECONDS: u64 = 600;
 /// The longest address a service's message may carry.
 pub const MAX_ADDR: usize = 64;
-/// The most addresses a service node remembers (past it, it forgets all but the
-/// managers').
+/// The most clients' addresses a service node remembers (past it, it forgets them;
+/// managers' addresses are configured, never learned).
 pub const MAX_BOOK: usize = 65_536;

@@ -359,6 +359,39 @@ impl Msg {
         }
     }
 
+    /// Whether a client sends it to a server: the only messages a server takes from a
+    /// node that is not one of its configured managers.
+    pub fn from_client(&self) -> bool {
+        matches!(
+            self,
+            Msg::Query { .. }
+                | Msg::Hold { .. }
+                | Msg::Wait { .. }
+                | Msg::Release { .. }
+                | Msg::Lock { .. }
+                | Msg::CommitReq { .. }
+        )
+    }
+
+    /// The managers it names in its body (a commit request's parts), beside the
+    /// envelope's sender and receiver.
+    pub fn managers(&self) -> Vec<NodeId> {
+        match self {
+            Msg::CommitReq { parts, .. } => parts.iter().map(|p| p.manager).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The client a client's request speaks for: its priority's owner, or its
+    /// transaction's client; `None` for the others.
+    pub fn on_behalf_of(&self) -> Option<ClientId> {
+        match self {
+            Msg::Query { prio, .. } | Msg::Hold { prio, .. } | Msg::Wait { prio, .. } => Some(prio.client),
+            Msg::CommitReq { txn, .. } => Some(txn.client),
+            _ => None,
+        }
+    }
+
     /// Whether a server's coordinator (not its manager) handles it.
     pub fn for_coordinator(&self) -> bool {
         matches!(self, Msg::CommitReq { .. } | Msg::Vote { .. } | Msg::Ack { .. } | Msg::DecisionQuery { .. })

@@ -11,6 +11,7 @@ use coreserve::limits::{MAX_CAPACITY, MAX_LOAD_CLIENTS, MAX_LOAD_SECONDS, MAX_MA
 use coreserve_service::child::LISTENING;
 use coreserve_service::client::{discover, Pool};
 use coreserve_service::load::{self, LoadOptions, MAX_HOT};
+use coreserve_service::members::Members;
 use coreserve_service::server::{serve, ServeOptions};
 use coreserve_service::{now_ms, CLIENT, HORIZON};
 use reporting::report;
@@ -43,6 +44,14 @@ pub struct ServeArgs {
     /// Resources of this manager.
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_CAPACITY)))]
     capacity: u32,
+    /// A manager of the deployment, `ID=IP:PORT` (repeat it, or separate by commas).
+    /// Membership comes from configuration only: posts from other nodes' managers, or
+    /// naming them, are refused.
+    #[arg(long = "peer", value_delimiter = ',')]
+    peers: Vec<String>,
+    /// A file of the deployment's managers, one `ID IP:PORT` per line (`#` comments).
+    #[arg(long)]
+    members: Option<PathBuf>,
     /// Stop when standard input closes.
     #[arg(long)]
     exit_on_stdin_eof: bool,
@@ -116,9 +125,17 @@ fn window(s: &str) -> Result<(u64, u64, u64), String> {
 /// # Errors
 /// As [`serve`].
 pub fn run_serve(args: &ServeArgs) -> Result<()> {
+    let mut list = match &args.members {
+        Some(path) => Members::read(path)?,
+        None => Vec::new(),
+    };
+    for p in &args.peers {
+        list.push(Members::entry(p)?);
+    }
     let opts = ServeOptions {
         id: args.id,
         port: args.port,
+        members: Members::new(list)?,
         db: args.db.clone(),
         kind: args.structure,
         capacity: args.capacity,

@@ -12,7 +12,7 @@ use coreserve::client::{ClientConfig, Outcome};
 use coreserve::durable::Durable;
 use coreserve::limits::MAX_BODY;
 use coreserve::proto::NodeId;
-use coreserve_service::child::ManagerProcess;
+use coreserve_service::child::deployment;
 use coreserve_service::client::{self, wait_until, Done, Pool};
 use coreserve_service::load::{client_base, draw, AHEAD, DURATION_SLOTS, SLACK_SLOTS};
 use coreserve_service::{CLIENT, SLOT};
@@ -66,12 +66,7 @@ fn five_managers_keep_the_invariants_across_kill_9() {
     let dir = tmp.path();
     let exe = Path::new(env!("CARGO_BIN_EXE_resbench"));
     let structure = Kind::REFERENCE.name();
-    let mut procs: Vec<ManagerProcess> = (0..MANAGERS)
-        .map(|id| {
-            ManagerProcess::spawn(exe, id, &dir.join(format!("m{id}.redb")), structure, CAPACITY)
-                .expect("a manager starts")
-        })
-        .collect();
+    let mut procs = deployment(exe, dir, MANAGERS, structure, CAPACITY).expect("the managers start");
     let managers: Vec<(NodeId, String)> = procs.iter().map(|p| (p.id, p.addr.clone())).collect();
 
     // Bad input: a 4xx JSON error, and the manager keeps serving.
@@ -194,18 +189,7 @@ fn a_slow_peer_delays_only_its_own_traffic() {
     use coreserve_service::wire::Post;
     let tmp = tempfile::tempdir().unwrap();
     let exe = Path::new(env!("CARGO_BIN_EXE_resbench"));
-    let procs: Vec<ManagerProcess> = (0..2)
-        .map(|id| {
-            ManagerProcess::spawn(
-                exe,
-                id,
-                &tmp.path().join(format!("m{id}.redb")),
-                Kind::REFERENCE.name(),
-                CAPACITY,
-            )
-            .expect("a manager starts")
-        })
-        .collect();
+    let procs = deployment(exe, tmp.path(), 2, Kind::REFERENCE.name(), CAPACITY).expect("the managers start");
     let managers: Vec<(NodeId, String)> = procs.iter().map(|p| (p.id, p.addr.clone())).collect();
     let cfg = ClientConfig { give_up: GIVE_UP, ..CLIENT };
     let pool = Pool::start(&managers, client_base(11), 1, cfg).expect("the client starts");
@@ -233,8 +217,7 @@ fn a_slow_peer_delays_only_its_own_traffic() {
             n: 1,
             max_holds: 1,
         };
-        let query =
-            Post { reply_to: hole_addr.clone(), peers: Vec::new(), env: Envelope { from: 999, to: 0, msg } };
+        let query = Post { reply_to: hole_addr.clone(), env: Envelope { from: 999, to: 0, msg } };
         let (code, body) = post(&managers[0].1, &serde_json::to_vec(&query).unwrap());
         assert_eq!(code, 202, "{body}");
     }
@@ -246,4 +229,42 @@ fn a_slow_peer_delays_only_its_own_traffic() {
     eprintln!("unloaded median {unloaded} ms; with a slow peer: {loaded:?} ms");
     drop(pool);
     drop(procs);
+}
+
+/// Membership is configured: 65 invented peers, offered in a post's `peers` or named in
+/// a commit request, are refused and never stored, so after a restart the manager still
+/// reaches its configured peers and reservations through it commit.
+#[test]
+fn invented_peers_cannot_cut_a_restarted_manager_off() {
+    use coreserve::proto::{Envelope, Msg, Part, TxnId};
+    let tmp = tempfile::tempdir().unwrap();
+    let exe = Path::new(env!("CARGO_BIN_EXE_resbench"));
+    let mut procs =
+        deployment(exe, tmp.path(), 3, Kind::REFERENCE.name(), CAPACITY).expect("the managers start");
+    let managers: Vec<(NodeId, String)> = procs.iter().map(|p| (p.id, p.addr.clone())).collect();
+    let invented: Vec<(NodeId, String)> =
+        (100..165).map(|i| (i, format!("127.0.0.1:{}", 20_000 + i))).collect();
+    let txn = TxnId { client: client_base(12), seq: 1 };
+    let parts = invented.iter().map(|(id, _)| Part { manager: *id, claims: Vec::new(), n: 1 }).collect();
+    let env = Envelope { from: txn.client, to: 0, msg: Msg::CommitReq { txn, start: 0, end: 1, parts } };
+    let with_peers = serde_json::json!({"reply_to": "127.0.0.1:1", "peers": invented, "env": env});
+    let (code, body) = post(&managers[0].1, &serde_json::to_vec(&with_peers).unwrap());
+    assert_eq!((code, body["error"]["kind"].as_str()), (400, Some("malformed")), "{body}");
+    let naming = serde_json::json!({"reply_to": "127.0.0.1:1", "env": env});
+    let (code, body) = post(&managers[0].1, &serde_json::to_vec(&naming).unwrap());
+    assert_eq!((code, body["error"]["kind"].as_str()), (403, Some("unknown_node")), "{body}");
+    assert_eq!(client::status(&managers[0].1).expect("status").refused, 1);
+    procs[0].kill();
+    procs[0].restart().expect("a restart");
+    assert_eq!(procs[0].addr, managers[0].1, "a restart binds the same port");
+    let cfg = ClientConfig { give_up: GIVE_UP, ..CLIENT };
+    let pool = Pool::start(&managers, client_base(12), 1, cfg).expect("the client starts");
+    let mut rng = StdRng::seed_from_u64(12);
+    // Every reservation spans manager 0 and one other, so each goes through it.
+    for other in [1, 2, 1] {
+        let mut res = draw(&mut rng, &managers, 2, HOT);
+        res.parts = vec![(0, 2), (other, 2)];
+        let done = pool.reserve(0, res, Duration::from_millis(GIVE_UP + 3000)).expect("the client answers");
+        assert!(matches!(done.outcome, Outcome::Committed { .. }), "{:?}", done.outcome);
+    }
 }

@@ -1,5 +1,5 @@
 //! A manager process under a guard (`src/child.rs`), with shell scripts standing in for
-//! `resbench`: it is started with its settings, its address read from its first line,
+//! `resbench`: it is started with its settings and its deployment's members, its address read from its first line,
 //! restarted on the same port and store, and killed and reaped by `kill` and on drop. A
 //! child that cannot start, prints something else or nothing gets an error naming it.
 
@@ -9,7 +9,13 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use coreserve_service::child::ManagerProcess;
+use coreserve_service::members::Members;
 use coreserve_service::Error;
+
+/// A deployment of managers 7 and 8.
+fn two() -> Members {
+    Members::new([(7, "127.0.0.1:4321".to_owned()), (8, "127.0.0.1:4400".to_owned())]).unwrap()
+}
 
 /// Scripts are written and started one test at a time: a child forked by another test
 /// while a script is open for writing would make its exec fail ("text file busy").
@@ -45,11 +51,11 @@ fn a_manager_starts_with_its_settings_restarts_on_its_port_and_dies_with_its_gua
         &format!("echo \"$@\" >> {d}/args\necho $$ >> {d}/pids\necho 'listening on 127.0.0.1:4321'\nexec cat > /dev/null"),
     );
     let db = dir.path().join("m7.redb");
-    let mut m = ManagerProcess::spawn(&exe, 7, &db, "list", 3).expect("it starts");
+    let mut m = ManagerProcess::spawn(&exe, (7, 0), &db, ("list", 3), &two()).expect("it starts");
     assert!(m.alive());
     assert_eq!(m.addr, "127.0.0.1:4321");
     let first = format!(
-        "coreserve serve --exit-on-stdin-eof --id 7 --port 0 --structure list --capacity 3 --db {}",
+        "coreserve serve --exit-on-stdin-eof --id 7 --port 0 --structure list --capacity 3 --peer 7=127.0.0.1:4321 --peer 8=127.0.0.1:4400 --db {}",
         db.display()
     );
     assert_eq!(lines(&dir.path().join("args")), vec![first.clone()]);
@@ -74,7 +80,7 @@ fn a_manager_that_cannot_start_or_prints_no_address_is_an_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("m.redb");
     let missing = dir.path().join("no-such-resbench");
-    match ManagerProcess::spawn(&missing, 7, &db, "list", 3) {
+    match ManagerProcess::spawn(&missing, (7, 0), &db, ("list", 3), &Members::default()) {
         Err(e @ Error::Spawn { .. }) => {
             assert_eq!(
                 e.to_string(),
@@ -87,7 +93,7 @@ fn a_manager_that_cannot_start_or_prints_no_address_is_an_error_naming_it() {
     let d = dir.path().display();
     let chatty =
         script(dir.path(), "chatty", &format!("echo $$ > {d}/pid\necho 'hello there'\nexec cat > /dev/null"));
-    match ManagerProcess::spawn(&chatty, 7, &db, "list", 3) {
+    match ManagerProcess::spawn(&chatty, (7, 0), &db, ("list", 3), &Members::default()) {
         Err(e @ Error::NotAddress { .. }) => {
             assert_eq!(e.to_string(), "manager 7 printed \"hello there\", not its address")
         }
@@ -97,7 +103,7 @@ fn a_manager_that_cannot_start_or_prints_no_address_is_an_error_naming_it() {
     // Nothing at all, exiting at once: an error now, not after the 10 s it would have.
     let mute = script(dir.path(), "mute", "exit 0");
     let began = Instant::now();
-    match ManagerProcess::spawn(&mute, 7, &db, "list", 3) {
+    match ManagerProcess::spawn(&mute, (7, 0), &db, ("list", 3), &Members::default()) {
         Err(e @ Error::StartTimeout { .. }) => {
             assert_eq!(e.to_string(), "manager 7 did not print its address within 10s")
         }
@@ -112,7 +118,8 @@ fn a_manager_that_cannot_start_or_prints_no_address_is_an_error_naming_it() {
             "echo $$ >> {d}/fickle.pids\nif [ -e {d}/once ]; then echo 'oops'; else touch {d}/once; echo 'listening on 127.0.0.1:4322'; fi\nexec cat > /dev/null"
         ),
     );
-    let mut m = ManagerProcess::spawn(&fickle, 8, &db, "list", 3).expect("it starts the first time");
+    let mut m = ManagerProcess::spawn(&fickle, (8, 0), &db, ("list", 3), &Members::default())
+        .expect("it starts the first time");
     assert!(matches!(m.restart(), Err(Error::NotAddress { id: 8, .. })));
     let pids = lines(&dir.path().join("fickle.pids"));
     assert_eq!(pids.len(), 2);

@@ -10,7 +10,7 @@ use coreserve_service::client::{self, discover, wait_until, Pool};
 use coreserve_service::load::{AHEAD, DURATION_SLOTS, SLACK_SLOTS};
 use coreserve_service::{now_ms, Error, CLIENT, SLOT};
 
-use super::{dead_addr, manager};
+use super::{dead_addr, manager, managers};
 
 /// Two resources at each of managers 0 and 1, starting from about a second ahead.
 fn reservation(managers: [u32; 2]) -> Reservation {
@@ -26,7 +26,7 @@ fn reservation(managers: [u32; 2]) -> Reservation {
 #[test]
 fn a_reservation_over_two_in_process_managers_commits_and_both_lock_it() {
     let dir = tempfile::tempdir().unwrap();
-    let (m0, m1) = (manager(0, dir.path()), manager(1, dir.path()));
+    let [m0, m1] = <[_; 2]>::try_from(managers(&[0, 1], dir.path())).expect("two");
     let addrs = [m0.addr.to_string(), m1.addr.to_string()];
     let managers = discover(&addrs).expect("both answer");
     assert_eq!(managers, vec![(0, addrs[0].clone()), (1, addrs[1].clone())]);

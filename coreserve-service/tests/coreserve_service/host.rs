@@ -1,13 +1,14 @@
 //! The host (`src/host.rs`), driven through `Running::call` with a probe machine: a
 //! message to a node hosted here is delivered in process, one to a node with no known
 //! address is dropped and counted, timers fire when due unless cancelled or replaced, a
-//! post teaches the sender's and its peers' addresses, a post for another node or after
-//! a store failure is refused and changes nothing.
+//! member's address is configured and a client's learned from its request, a post from
+//! or naming a node outside the membership, for another node, or after a store failure
+//! is refused and changes nothing.
 
 use std::time::Duration;
 
 use coreserve::durable::{Input, Output, StoreError, TimerId};
-use coreserve::proto::{Envelope, Msg, NodeId};
+use coreserve::proto::{Envelope, Msg, NodeId, Part, TxnId};
 use coreserve_service::client::wait_until;
 use coreserve_service::host::Counts;
 use coreserve_service::wire::{ErrorBody, Post};
@@ -43,7 +44,7 @@ fn a_message_to_a_node_hosted_here_is_delivered_in_process_and_one_to_nowhere_is
         .unwrap();
     // Node 2 was stepped with node 1's message; node 7 has no address.
     assert_eq!(steps(&log), vec![(1, Some(9)), (2, Some(1)), (1, Some(9))]);
-    assert_eq!(counts, Counts { received: 0, sent: 2, dropped: 1 });
+    assert_eq!(counts, Counts { received: 0, sent: 2, dropped: 1, refused: 0 });
 }
 
 #[test]
@@ -73,10 +74,11 @@ fn timers_fire_when_due_unless_cancelled_or_replaced() {
 }
 
 #[test]
-fn a_post_teaches_its_senders_address_and_its_peers() {
-    // Node 8 lives on another host; node 1 answers whoever wrote to it.
-    let other = probe(&[8], Vec::new(), silent);
-    let here = probe(&[1], Vec::new(), || {
+fn a_members_address_is_configured_and_a_clients_is_learned_from_its_request() {
+    // Node 8 is a client on another host; node 3 a member there too. Node 1 answers
+    // whoever wrote to it, and writes to node 3.
+    let other = probe(&[3, 8], Vec::new(), silent);
+    let here = probe(&[1], vec![(3, other.addr.to_string())], || {
         Box::new(|_: NodeId, input: &Input| {
             Ok(match input {
                 Input::Msg(e) => {
@@ -86,45 +88,74 @@ fn a_post_teaches_its_senders_address_and_its_peers() {
             })
         })
     });
-    let post = Post {
-        reply_to: other.addr.to_string(),
-        peers: vec![(3, other.addr.to_string())],
-        env: env(8, 1, nothing(5)),
-    };
-    let (learned, counts) = here
+    let post = Post { reply_to: other.addr.to_string(), env: env(8, 1, nothing(5)) };
+    let counts = here.call(move |h| (h.accept(post), h.counts())).unwrap();
+    assert_eq!(
+        counts,
+        (Ok(()), Counts { received: 1, sent: 2, dropped: 0, refused: 0 }),
+        "both had an address"
+    );
+    let reached = || other.call(|h| steps(&h.machine.log)).unwrap().len() == 2;
+    assert!(wait_until(Duration::from_secs(3), reached), "nodes 8 and 3 never heard from node 1");
+    // A member's post names no address to learn: its `reply_to` is ignored.
+    let lie = Post { reply_to: "127.0.0.1:9".to_owned(), env: env(3, 1, nothing(6)) };
+    let counts = here.call(move |h| (h.accept(lie), h.counts())).unwrap();
+    assert_eq!(counts, (Ok(()), Counts { received: 2, sent: 4, dropped: 0, refused: 0 }));
+    let reached = || other.call(|h| steps(&h.machine.log)).unwrap().len() == 4;
+    assert!(wait_until(Duration::from_secs(3), reached), "node 3's answer went to its reply_to");
+}
+
+#[test]
+fn a_post_from_or_naming_a_node_outside_the_membership_is_refused_and_changes_nothing() {
+    let p = probe(&[1], vec![(3, "127.0.0.1:9".to_owned())], forwarder);
+    let txn = TxnId { client: 40, seq: 1 };
+    let vote = Msg::Vote { txn, yes: true, reason: None };
+    let part = |manager| Part { manager, claims: Vec::new(), n: 1 };
+    let commit = |m| Msg::CommitReq { txn, start: 0, end: 1, parts: vec![part(1), part(m)] };
+    let posts = vec![
+        // A manager's message from a node that is not a member.
+        Post { reply_to: "127.0.0.1:9".to_owned(), env: env(44, 1, vote) },
+        // A client's commit request naming an unknown manager.
+        Post { reply_to: "127.0.0.1:9".to_owned(), env: env(40, 1, commit(77)) },
+    ];
+    let (refusals, log, counts) = p
         .call(move |h| {
-            h.accept(post).unwrap();
-            (h.machine.learned.clone(), h.counts())
+            let refusals: Vec<_> = posts.into_iter().map(|post| h.accept(post)).collect();
+            (refusals, h.machine.log.len(), h.counts())
         })
         .unwrap();
-    assert_eq!(learned, vec![vec![(3, other.addr.to_string())]]);
-    assert_eq!(counts, Counts { received: 1, sent: 2, dropped: 0 }, "both answers had an address");
-    // The answer to node 8 reached the other host over HTTP (the one to node 3 was
-    // refused there: it hosts only 8).
-    let reached = || other.call(|h| steps(&h.machine.log)).unwrap() == vec![(8, Some(1))];
-    assert!(wait_until(Duration::from_secs(3), reached), "node 8 never heard from node 1");
+    assert_eq!(
+        refusals,
+        vec![
+            Err(ErrorBody::new(
+                "unknown_node",
+                "node 44 is not a configured manager, and Vote is not a client's request"
+            )),
+            Err(ErrorBody::new("unknown_node", "CommitReq names manager 77, which is not configured")),
+        ]
+    );
+    assert_eq!(log, 0, "nothing stepped");
+    assert_eq!(counts, Counts { received: 0, sent: 0, dropped: 0, refused: 2 });
+    // The same request naming members only is taken.
+    let ok = Post { reply_to: "127.0.0.1:9".to_owned(), env: env(40, 1, commit(3)) };
+    assert_eq!(p.call(move |h| h.accept(ok)).unwrap(), Ok(()));
 }
 
 #[test]
 fn a_post_for_another_node_is_refused_and_teaches_nothing() {
     let p = probe(&[1], Vec::new(), forwarder);
-    let post = Post {
-        reply_to: "127.0.0.1:9".to_owned(),
-        peers: vec![(4, "127.0.0.1:9".to_owned())],
-        env: env(8, 5, nothing(8)),
-    };
-    let (refusal, learned, log, counts) = p
+    let post = Post { reply_to: "127.0.0.1:9".to_owned(), env: env(8, 5, nothing(8)) };
+    let (refusal, log, counts) = p
         .call(move |h| {
             let refusal = h.accept(post);
             // Had the post taught node 8's address, this would be posted, not dropped.
             h.deliver(1, Input::Msg(env(9, 1, nothing(8)))).unwrap();
-            (refusal, h.machine.learned.clone(), h.machine.log.len(), h.counts())
+            (refusal, h.machine.log.len(), h.counts())
         })
         .unwrap();
     assert_eq!(refusal, Err(ErrorBody::new("wrong_node", "node 5 is not served here")));
-    assert!(learned.is_empty());
     assert_eq!(log, 1, "only the direct delivery stepped");
-    assert_eq!(counts, Counts { received: 0, sent: 1, dropped: 1 });
+    assert_eq!(counts, Counts { received: 0, sent: 1, dropped: 1, refused: 0 });
 }
 
 #[test]
@@ -137,7 +168,7 @@ fn after_a_store_failure_the_host_refuses_everything_and_steps_nothing() {
             _ => Ok(vec![Output::Send(env(1, 2, nothing(0)))]),
         })
     });
-    let post = Post { reply_to: "127.0.0.1:9".to_owned(), peers: vec![], env: env(8, 1, nothing(1)) };
+    let post = Post { reply_to: "127.0.0.1:9".to_owned(), env: env(8, 1, nothing(1)) };
     let seen = p
         .call(move |h| {
             h.deliver(1, Input::Msg(env(9, 1, nothing(1)))).unwrap();

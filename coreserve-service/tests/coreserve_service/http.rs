@@ -3,6 +3,7 @@
 //! one is accepted, status and state answer JSON, and other routes are refused.
 
 use coreserve::limits::MAX_BODY;
+use coreserve::proto::{Msg, TxnId};
 use coreserve_service::wire::{Post, Snapshot, Status};
 use serde_json::json;
 
@@ -19,6 +20,11 @@ fn observed(addr: &str) -> (Status, Snapshot) {
     (Status { now: 0, ..status }, Snapshot { now: 0, ..state })
 }
 
+/// A participant's vote: a manager's message, which no client may send.
+fn vote() -> Msg {
+    Msg::Vote { txn: TxnId { client: 50, seq: 1 }, yes: true, reason: None }
+}
+
 #[test]
 fn a_bad_post_gets_a_4xx_error_naming_what_was_wrong_and_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
@@ -26,18 +32,24 @@ fn a_bad_post_gets_a_4xx_error_naming_what_was_wrong_and_changes_nothing() {
     let addr = m.addr.to_string();
     let before = observed(&addr);
     assert_eq!((before.0.id, before.0.epoch, before.0.received), (0, 1, 0));
-    let good = |to| Post { reply_to: dead_addr(), peers: vec![], env: env(50, to, nothing(1)) };
-    let too_many: Vec<(u32, &str)> = (0..65).map(|i| (i, "127.0.0.1:1")).collect();
+    let good = |to| Post { reply_to: dead_addr(), env: env(50, to, nothing(1)) };
+    let invented: Vec<(u32, &str)> = (100..165).map(|i| (i, "127.0.0.1:1")).collect();
     let cases: Vec<(Vec<u8>, u16, &str, String)> = vec![
         (b"{not json".to_vec(), 400, "malformed", "key must be a string".to_owned()),
         (vec![b' '; MAX_BODY + 1], 413, "too_large", format!("body over {MAX_BODY} bytes")),
         (serde_json::to_vec(&good(9)).unwrap(), 400, "wrong_node", "node 9 is not served here".to_owned()),
         (
-            serde_json::to_vec(&json!({"reply_to": "127.0.0.1:1", "peers": too_many, "env": good(0).env}))
+            serde_json::to_vec(&json!({"reply_to": "127.0.0.1:1", "peers": invented, "env": good(0).env}))
                 .unwrap(),
             400,
             "malformed",
-            "at most 64 peers".to_owned(),
+            "unknown field `peers`".to_owned(),
+        ),
+        (
+            serde_json::to_vec(&Post { reply_to: dead_addr(), env: env(50, 0, vote()) }).unwrap(),
+            403,
+            "unknown_node",
+            "node 50 is not a configured manager".to_owned(),
         ),
         (
             serde_json::to_vec(&json!({"reply_to": "127.0.0.1:1", "env": good(0).env, "sig": "x"})).unwrap(),
@@ -52,7 +64,9 @@ fn a_bad_post_gets_a_4xx_error_naming_what_was_wrong_and_changes_nothing() {
         let detail = answer["error"]["detail"].as_str().unwrap_or_default();
         assert!(detail.contains(&why), "{detail} does not say {why}");
     }
-    assert_eq!(observed(&addr), before, "a refused post changed the node");
+    let (status, state) = observed(&addr);
+    assert_eq!(status.refused, 1, "the stranger's post is counted");
+    assert_eq!((Status { refused: 0, ..status }, state), before, "a refused post changed the node");
     // A good post is accepted and counted.
     let (code, answer) = post(&addr, &serde_json::to_vec(&good(0)).unwrap());
     assert_eq!((code, answer), (202, json!({"ok": true})));
@@ -74,6 +88,7 @@ fn status_and_state_answer_json_and_other_routes_are_refused() {
             received: 0,
             sent: 0,
             dropped: 0,
+            refused: 0,
             locks: 0,
             prepared: 0,
             decisions: 0,

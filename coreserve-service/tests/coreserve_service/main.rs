@@ -9,6 +9,7 @@ mod error;
 mod host;
 mod http;
 mod load;
+mod members;
 mod runtime;
 mod store;
 mod wire;
@@ -19,7 +20,9 @@ use std::time::Duration;
 
 use coreserve::durable::{DecisionRecord, Input, LockRecord, Output, PreparedRecord, StoreError};
 use coreserve::proto::{ClaimId, Envelope, Msg, NodeId, Priority, TxnId};
+use coreserve_service::child::free_ports;
 use coreserve_service::host::Machine;
+use coreserve_service::members::Members;
 use coreserve_service::now_ms;
 use coreserve_service::runtime::Running;
 use coreserve_service::server::{ServeOptions, ServerNode};
@@ -55,14 +58,29 @@ fn records() -> (LockRecord, PreparedRecord, DecisionRecord) {
 /// Resources per in-process manager.
 const CAPACITY: u32 = 4;
 
-/// Manager `id` served in process on 127.0.0.1 (a free port), its store in `dir`.
+/// Manager `id` served in process on 127.0.0.1 (a free port), its store in `dir`, in a
+/// deployment of itself alone.
 fn manager(id: NodeId, dir: &Path) -> Running<ServerNode> {
+    serve(id, 0, dir, Members::default())
+}
+
+/// Managers `ids` served in process on 127.0.0.1, each on a port chosen beforehand so
+/// that each is configured with all of them.
+fn managers(ids: &[NodeId], dir: &Path) -> Vec<Running<ServerNode>> {
+    let ports = free_ports(ids.len()).expect("free ports");
+    let members = Members::new(ids.iter().zip(&ports).map(|(id, p)| (*id, format!("127.0.0.1:{p}"))));
+    let members = members.expect("the members are well formed");
+    ids.iter().zip(ports).map(|(id, port)| serve(*id, port, dir, members.clone())).collect()
+}
+
+fn serve(id: NodeId, port: u16, dir: &Path, members: Members) -> Running<ServerNode> {
     let opts = ServeOptions {
         id,
-        port: 0,
+        port,
         db: dir.join(format!("m{id}.redb")),
         kind: Kind::REFERENCE,
         capacity: CAPACITY,
+        members: members.clone(),
         exit_on_stdin_eof: false,
     };
     coreserve_service::runtime::start(
@@ -70,8 +88,8 @@ fn manager(id: NodeId, dir: &Path) -> Running<ServerNode> {
             let (node, out) = ServerNode::open(&opts, now_ms())?;
             Ok((node, vec![(id, out)]))
         },
-        0,
-        Vec::new(),
+        port,
+        members,
     )
     .expect("a manager starts")
 }
@@ -120,8 +138,6 @@ struct Probe {
     script: Script,
     /// `(node, input)` of every step, in order.
     log: Vec<(NodeId, Input)>,
-    /// Every list of peers learned.
-    learned: Vec<Vec<(NodeId, String)>>,
 }
 
 impl Machine for Probe {
@@ -135,24 +151,24 @@ impl Machine for Probe {
         self.nodes.contains(&node)
     }
 
-    fn learn(&mut self, peers: &[(NodeId, String)]) -> Result<(), StoreError> {
-        self.learned.push(peers.to_vec());
-        Ok(())
+    /// Like a server, it takes clients' requests.
+    fn serves_clients(&self) -> bool {
+        true
     }
 }
 
-/// A probe hosting `nodes` on 127.0.0.1 (a free port), knowing `peers`; `script` is
-/// made on the driver thread.
+/// A probe hosting `nodes` on 127.0.0.1 (a free port), in a deployment of `members`;
+/// `script` is made on the driver thread.
 fn probe(
     nodes: &[NodeId],
-    peers: Vec<(NodeId, String)>,
+    members: Vec<(NodeId, String)>,
     script: impl FnOnce() -> Script + Send + 'static,
 ) -> Running<Probe> {
     let nodes = nodes.to_vec();
     coreserve_service::runtime::start(
-        move || Ok((Probe { nodes, script: script(), log: Vec::new(), learned: Vec::new() }, Vec::new())),
+        move || Ok((Probe { nodes, script: script(), log: Vec::new() }, Vec::new())),
         0,
-        peers,
+        Members::new(members).expect("the members are well formed"),
     )
     .expect("a probe starts")
 }

@@ -30,12 +30,10 @@ fn a_reopened_store_holds_what_was_applied() {
             db.apply(b).expect("apply");
             mem.apply(b).expect("apply");
         }
-        db.set_peer(3, "127.0.0.1:9").expect("peer");
         assert_eq!(db.load(), mem.load());
     }
     let db = RedbStore::open(&path).expect("reopen");
     assert_eq!(db.load(), mem.load());
-    assert_eq!(db.peers(), &[(3, "127.0.0.1:9".to_owned())]);
 }
 
 fn prepared_lock(p: &PreparedRecord) -> LockRecord {

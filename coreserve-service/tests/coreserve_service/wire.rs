@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use coreserve::durable::Durable;
-use coreserve::limits::{MAX_ADDR, MAX_BODY, MAX_MANAGERS};
+use coreserve::limits::{MAX_ADDR, MAX_BODY};
 use coreserve::proto::Msg;
 use coreserve_service::wire::{decode, ErrorBody, Post, Snapshot, Status};
 use serde_json::json;
@@ -23,22 +23,19 @@ fn refused(bytes: &[u8]) -> (String, String) {
 }
 
 #[test]
-fn a_post_is_the_envelope_with_where_its_sender_listens_and_the_peers_it_knows() {
-    let post = Post {
-        reply_to: "127.0.0.1:4000".to_owned(),
-        peers: vec![(0, "127.0.0.1:4001".to_owned())],
-        env: env(11, 0, Msg::Lock { req: 5, claim: C }),
-    };
+fn a_post_is_the_envelope_with_where_its_sender_listens() {
+    let post =
+        Post { reply_to: "127.0.0.1:4000".to_owned(), env: env(11, 0, Msg::Lock { req: 5, claim: C }) };
     let shape = json!({
         "reply_to": "127.0.0.1:4000",
-        "peers": [[0, "127.0.0.1:4001"]],
         "env": {"from": 11, "to": 0, "msg": {"Lock": {"req": 5, "claim": {"epoch": 1, "seq": 2}}}},
     });
     assert_eq!(serde_json::to_value(&post).unwrap(), shape);
     assert_eq!(decode(&body(&shape)).unwrap(), post);
-    // Peers may be left out.
-    let bare = json!({"reply_to": "127.0.0.1:4000", "env": shape["env"].clone()});
-    assert_eq!(decode(&body(&bare)).unwrap(), Post { peers: Vec::new(), ..post });
+    // Peers are configured, never posted.
+    let peers =
+        json!({"reply_to": "127.0.0.1:4000", "peers": [[0, "127.0.0.1:4001"]], "env": shape["env"].clone()});
+    assert!(refused(&body(&peers)).1.contains("unknown field `peers`"));
 }
 
 #[test]
@@ -68,21 +65,16 @@ fn malformed_posts_are_refused_naming_what_is_wrong() {
 
 #[test]
 fn each_limit_is_accepted_and_the_first_value_past_it_refused_by_name() {
-    let post = |reply_to: &str, peers: u32, peer_addr: &str| {
-        let peers: Vec<(u32, String)> = (0..peers).map(|i| (i, peer_addr.to_owned())).collect();
+    let post = |reply_to: &str| {
         body(
-            &json!({"reply_to": reply_to, "peers": peers, "env": {"from": 1, "to": 0, "msg": {"Ack": {"txn": {"client": 1, "seq": 1}}}}}),
+            &json!({"reply_to": reply_to, "env": {"from": 1, "to": 0, "msg": {"Ack": {"txn": {"client": 1, "seq": 1}}}}}),
         )
     };
     let (addr, long) = ("a".repeat(MAX_ADDR), "a".repeat(MAX_ADDR + 1));
-    let limit = format!("at most {MAX_MANAGERS} peers with addresses of at most {MAX_ADDR} bytes");
-    assert_eq!(limit, "at most 64 peers with addresses of at most 64 bytes");
-    decode(&post(&addr, MAX_MANAGERS, &addr)).expect("every limit itself");
-    for bad in [post(&long, 1, "x:1"), post("x:1", 1, &long), post("x:1", MAX_MANAGERS + 1, "x:1")] {
-        assert_eq!(refused(&bad), ("malformed".to_owned(), limit.clone()));
-    }
+    decode(&post(&addr)).expect("the address limit itself");
+    assert_eq!(refused(&post(&long)), ("malformed".to_owned(), "reply_to over 64 bytes".to_owned()));
     // The body limit, counted in bytes: spaces around a valid post.
-    let mut fits = post("x:1", 0, "x:1");
+    let mut fits = post("x:1");
     fits.resize(MAX_BODY, b' ');
     decode(&fits).expect("a body of exactly the limit");
     fits.push(b' ');
@@ -103,12 +95,13 @@ fn errors_statuses_and_snapshots_have_the_documented_shape() {
         received: 4,
         sent: 5,
         dropped: 1,
+        refused: 8,
         locks: 6,
         prepared: 0,
         decisions: 7,
         broken: None,
     };
-    let shape = json!({"id": 2, "epoch": 3, "now": 9, "received": 4, "sent": 5, "dropped": 1, "locks": 6, "prepared": 0, "decisions": 7, "broken": null});
+    let shape = json!({"id": 2, "epoch": 3, "now": 9, "received": 4, "sent": 5, "dropped": 1, "refused": 8, "locks": 6, "prepared": 0, "decisions": 7, "broken": null});
     assert_eq!(serde_json::to_value(&status).unwrap(), shape);
     assert_eq!(serde_json::from_value::<Status>(shape).unwrap(), status);
 
