@@ -558,12 +558,21 @@ fn coreserve_out_of_range_arguments_are_refused_with_clear_errors() {
 #[test]
 fn coreserve_service_commands_refuse_out_of_range_arguments() {
     let many = vec!["127.0.0.1:1"; 65].join(",");
-    let cases: [(&[&str], &str); 10] = [
+    let cases: [(&[&str], &str); 16] = [
         (&["serve", "--db", "x.redb", "--capacity", "0"], "--capacity"),
         (&["serve", "--db", "x.redb", "--structure", "nope"], "nope"),
-        (&["reserve", "--managers", "127.0.0.1:1", "--window", "500..100"], "START < END"),
-        (&["reserve", "--managers", "127.0.0.1:1", "--window", "0..99999"], "the horizon"),
-        (&["reserve", "--window", "0..100", "--managers", &many], "at most 64 managers"),
+        (&["serve", "--db", "x.redb"], "--key <KEY>"),
+        (&["serve", "--db", "x.redb", "--key", "/no/key", "--peer", "3:127.0.0.1:1"], "expected ID=IP:PORT"),
+        (&["serve", "--db", "x.redb", "--key", "/no/key", "--peer", "3=here:1"], "manager 3: \"here:1\""),
+        (&["serve", "--db", "x.redb", "--key", "/no/key"], "cannot read /no/key"),
+        (
+            &["serve", "--db", "x.redb", "--key", "/no/key", "--members", "/no/members"],
+            "cannot read /no/members",
+        ),
+        (&["keygen", "--out", "/no/key", "--node", "5"], "--from <FROM>"),
+        (&["reserve", "--key", "k", "--managers", "127.0.0.1:1", "--window", "500..100"], "START < END"),
+        (&["reserve", "--key", "k", "--managers", "127.0.0.1:1", "--window", "0..99999"], "the horizon"),
+        (&["reserve", "--key", "k", "--window", "0..100", "--managers", &many], "at most 64 managers"),
         (&["load", "--managers", "1"], "managers must be in 2..=64"),
         (&["load", "--clients", "0"], "--clients in 1..=256"),
         (&["load", "--hot", "33"], "--hot must be in 1..=32"),
@@ -574,6 +583,33 @@ fn coreserve_service_commands_refuse_out_of_range_arguments() {
         let (ok, _, err) = resbench(&[&["coreserve"], args].concat());
         assert!(!ok && err.contains(expected), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn coreserve_keygen_writes_a_deployment_key_and_derives_a_clients_never_overwriting() {
+    let dir = tempfile::tempdir().unwrap();
+    let (d, c) = (dir.path().join("deployment.key"), dir.path().join("client.key"));
+    let (ok, out, err) = resbench(&["coreserve", "keygen", "--out", d.to_str().unwrap()]);
+    assert!(ok && out.contains("Keys::Deployment(..)"), "{err}");
+    let args = [
+        "coreserve",
+        "keygen",
+        "--from",
+        d.to_str().unwrap(),
+        "--node",
+        "1048577",
+        "--out",
+        c.to_str().unwrap(),
+    ];
+    let (ok, out, err) = resbench(&args);
+    assert!(ok && out.contains("Keys::Node { id: 1048577, .. }"), "{err}");
+    assert!(std::fs::read_to_string(&c).unwrap().starts_with("resbench-key node 1048577 "));
+    let (ok, _, err) = resbench(&["coreserve", "keygen", "--out", d.to_str().unwrap()]);
+    assert!(!ok && err.contains("exists"), "{err}");
+    let args =
+        ["coreserve", "keygen", "--from", c.to_str().unwrap(), "--node", "5", "--out", "/no/such/dir/k"];
+    let (ok, _, err) = resbench(&args);
+    assert!(!ok && err.contains("derive node keys from the deployment key"), "{err}");
 }
 
 #[test]

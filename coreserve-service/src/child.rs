@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use coreserve::proto::NodeId;
 
+use crate::auth::Keys;
 use crate::error::{Error, Result};
 use crate::members::Members;
 
@@ -38,30 +39,37 @@ pub struct ManagerProcess {
     pub addr: String,
     port: u16,
     members: Members,
+    key: PathBuf,
 }
 
 /// Managers `0..count` of executable `exe`, each with its store `m<id>.redb` in `dir`
-/// (made afresh), on ports chosen beforehand so that each is configured with all.
+/// (made afresh), on ports chosen beforehand so that each is configured with all, and
+/// a new deployment key in `dir/deployment.key`, which it returns.
 ///
 /// # Errors
-/// [`Error::Io`] when no free ports can be had, or as [`ManagerProcess::spawn`].
+/// [`Error::Io`] when no free ports can be had, [`Error::Key`] when the key cannot be
+/// written, or as [`ManagerProcess::spawn`].
 pub fn deployment(
     exe: &Path,
     dir: &Path,
     count: u32,
     structure: &str,
     capacity: u32,
-) -> Result<Vec<ManagerProcess>> {
+) -> Result<(Vec<ManagerProcess>, Keys)> {
     let ports = free_ports(count as usize)?;
     let members = Members::new((0..count).zip(&ports).map(|(id, p)| (id, format!("127.0.0.1:{p}"))))?;
-    (0..count)
+    let (keys, key) = (Keys::generate(), dir.join("deployment.key"));
+    let _ = std::fs::remove_file(&key);
+    keys.write(&key)?;
+    let procs = (0..count)
         .zip(ports)
         .map(|(id, port)| {
             let db = dir.join(format!("m{id}.redb"));
             let _ = std::fs::remove_file(&db);
-            ManagerProcess::spawn(exe, (id, port), &db, (structure, capacity), &members)
+            ManagerProcess::spawn(exe, (id, port), &db, (structure, capacity), (&members, &key))
         })
-        .collect()
+        .collect::<Result<_>>()?;
+    Ok((procs, keys))
 }
 
 /// `n` ports free on 127.0.0.1 now (bound at once, then let go), for a deployment whose
@@ -76,7 +84,7 @@ pub fn free_ports(n: usize) -> std::io::Result<Vec<u16>> {
 
 impl ManagerProcess {
     /// Starts node `id` of executable `exe` on `port` (0: a free one), keeping its state
-    /// in `db`, in a deployment of `members`.
+    /// in `db`, in a deployment of `members` whose key is in the file `key`.
     ///
     /// # Errors
     /// [`Error::Spawn`] when it cannot be spawned; [`Error::NoStdout`],
@@ -87,7 +95,7 @@ impl ManagerProcess {
         (id, port): (NodeId, u16),
         db: &Path,
         (structure, capacity): (&str, u32),
-        members: &Members,
+        (members, key): (&Members, &Path),
     ) -> Result<Self> {
         let mut me = Self {
             child: None,
@@ -99,6 +107,7 @@ impl ManagerProcess {
             addr: String::new(),
             port,
             members: members.clone(),
+            key: key.to_owned(),
         };
         me.restart()?;
         Ok(me)
@@ -128,6 +137,8 @@ impl ManagerProcess {
             .args(["--port", &self.port.to_string(), "--structure", &self.structure])
             .args(["--capacity", &self.capacity.to_string()])
             .args(self.members.iter().flat_map(|(id, addr)| ["--peer".to_owned(), format!("{id}={addr}")]))
+            .arg("--key")
+            .arg(&self.key)
             .arg("--db")
             .arg(&self.db)
             .stdin(Stdio::piped())

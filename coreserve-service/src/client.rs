@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use serde::de::DeserializeOwned;
 use structures::Time;
 
+use super::auth::Keys;
 use super::host::Machine;
 use super::members::Members;
 use super::runtime::{self, Running};
@@ -113,13 +114,15 @@ pub struct Pool {
 }
 
 impl Pool {
-    /// Starts `count` clients numbered from `first`, which talk to `managers`.
+    /// Starts `count` clients numbered from `first`, which talk to `managers` and sign
+    /// with `keys`.
     ///
     /// # Errors
-    /// [`Error::Members`] for a wrong list of managers, [`Error::Io`] when the listener
-    /// cannot be bound.
+    /// [`Error::Members`] for a wrong list of managers, [`Error::Key`] when `keys` lack
+    /// a client's key, [`Error::Io`] when the listener cannot be bound.
     pub fn start(
         managers: &[(NodeId, String)],
+        keys: &Keys,
         first: NodeId,
         count: u32,
         cfg: ClientConfig,
@@ -132,7 +135,13 @@ impl Pool {
             .collect();
         let host = ClientHost { slots, seen: Seen::default() };
         let members = Members::new(managers.iter().cloned())?;
-        let running = runtime::start(move || Ok((host, Vec::new())), 0, members)?;
+        if let Some(id) = host.slots.keys().find(|id| keys.key_of(**id).is_none()) {
+            return Err(Error::Key {
+                at: format!("client {id}"),
+                why: format!("{keys:?} does not hold its key"),
+            });
+        }
+        let running = runtime::start(move || Ok((host, Vec::new())), 0, (members, keys.clone()))?;
         Ok(Self { running, first, count })
     }
 

@@ -82,6 +82,14 @@ pub enum Error {
         /// What is wrong.
         why: String,
     },
+    /// A key file that is not one, or a key that cannot be had.
+    #[error("key: {at}: {why}")]
+    Key {
+        /// The file, or the key asked for.
+        at: String,
+        /// What is wrong.
+        why: String,
+    },
     /// A load run's setting out of its range.
     #[error("{name} must be in {low}..={high}")]
     OutOfRange {

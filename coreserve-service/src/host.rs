@@ -1,6 +1,7 @@
 //! What the runtime hosts: a [`Machine`] (one or more nodes' machines and their store)
-//! with its timers, its deployment's [`Members`], the clients' addresses and its
-//! counters. A step's outputs are applied here:
+//! with its timers, its deployment's [`Members`] and [`Keys`], the clients' addresses
+//! and its counters. Every post it sends is signed, and every post it takes checked
+//! ([`auth`](super::auth)). A step's outputs are applied here:
 //! records are durable before the step's messages leave (the machine persists them
 //! inside [`Machine::step`]), messages to a node it hosts are delivered in process, the
 //! others are posted, timers are armed.
@@ -10,9 +11,10 @@ use std::sync::mpsc::Sender;
 
 use structures::Time;
 
+use super::auth::Keys;
 use super::members::Members;
 use super::now_ms;
-use super::wire::{ErrorBody, Post};
+use super::wire::{decode, ErrorBody, Post};
 use coreserve::durable::{Input, Output, StoreError, TimerId};
 use coreserve::limits::MAX_BOOK;
 use coreserve::proto::{Envelope, NodeId};
@@ -55,6 +57,17 @@ pub struct Counts {
     pub refused: u64,
 }
 
+/// A signed post on its way to `to` (`host:port`).
+#[derive(Debug)]
+pub(super) struct Outgoing {
+    /// Where.
+    pub to: String,
+    /// The post's JSON.
+    pub body: Vec<u8>,
+    /// Its `authorization` header.
+    pub auth: String,
+}
+
 /// A machine with its timers, address book and counters.
 #[derive(Debug)]
 pub struct Host<M> {
@@ -62,24 +75,31 @@ pub struct Host<M> {
     pub machine: M,
     addr: String,
     members: Members,
+    keys: Keys,
     /// Clients' addresses, from their requests' `reply_to` (never persisted).
     clients: HashMap<NodeId, String>,
     timers: BTreeMap<(NodeId, TimerId), Time>,
     now: Time,
     counts: Counts,
     failed: Option<String>,
-    outbox: Sender<(String, Vec<u8>)>,
+    outbox: Sender<Outgoing>,
     on_stop: Option<Sender<Option<String>>>,
 }
 
 impl<M: Machine> Host<M> {
-    /// A host of `machine` listening at `addr`, in a deployment of `members`, posting
-    /// through `outbox`.
-    pub(super) fn new(machine: M, addr: String, members: Members, outbox: Sender<(String, Vec<u8>)>) -> Self {
+    /// A host of `machine` listening at `addr`, in a deployment of `members`, signing
+    /// with `keys`, posting through `outbox`.
+    pub(super) fn new(
+        machine: M,
+        addr: String,
+        (members, keys): (Members, Keys),
+        outbox: Sender<Outgoing>,
+    ) -> Self {
         Self {
             machine,
             addr,
             members,
+            keys,
             clients: HashMap::new(),
             timers: BTreeMap::new(),
             now: 0,
@@ -106,6 +126,11 @@ impl<M: Machine> Host<M> {
     pub fn clock(&mut self) -> Time {
         self.now = self.now.max(now_ms());
         self.now
+    }
+
+    /// Its deployment's managers.
+    pub fn members(&self) -> &Members {
+        &self.members
     }
 
     /// Its counters.
@@ -180,7 +205,10 @@ impl<M: Machine> Host<M> {
             return;
         };
         let post = Post { reply_to: self.addr.clone(), env };
-        let sent = serde_json::to_vec(&post).ok().is_some_and(|body| self.outbox.send((to, body)).is_ok());
+        let signed = serde_json::to_vec(&post)
+            .ok()
+            .and_then(|body| Some((self.keys.sign(&post.env, &body, &|id| self.is_manager(id))?, body)));
+        let sent = signed.is_some_and(|(auth, body)| self.outbox.send(Outgoing { to, body, auth }).is_ok());
         if !sent {
             self.counts.dropped += 1;
         }
@@ -201,40 +229,29 @@ impl<M: Machine> Host<M> {
         Ok(())
     }
 
-    /// Takes a decoded post and steps its receiver. A member's address is its
-    /// configured one; a client's request teaches where the client listens.
+    /// Takes a posted body with its `authorization` header and steps its receiver. A
+    /// member's address is its configured one; a client's request teaches where the
+    /// client listens.
     ///
     /// # Errors
-    /// Nothing changes on an error: `wrong_node` when the receiver is not hosted here,
-    /// `unknown_node` when the sender is not a member and the message not a client's
-    /// request to a server, or the message names a manager that is not a member,
-    /// `unavailable` when the store failed.
-    pub fn accept(&mut self, post: Post) -> Result<(), ErrorBody> {
+    /// Nothing changes on an error: as [`decode`] for a bad body, `wrong_node` when the
+    /// receiver is not hosted here, `unauthenticated` as [`Keys::verify`], `forbidden`
+    /// when the sender is not a member and the message not a client's request to a
+    /// server, or a client's request speaks for another client, `unknown_node` when it
+    /// names a manager that is not a member, `unavailable` when the store failed.
+    pub fn accept(&mut self, body: &[u8], auth: Option<&str>) -> Result<(), ErrorBody> {
+        let post = decode(body)?;
         let env = post.env;
         if !self.machine.hosts(env.to) {
             return Err(ErrorBody::new("wrong_node", format!("node {} is not served here", env.to)));
         }
-        let known = |id| self.members.contains(id) || self.machine.hosts(id);
-        let client =
-            !self.members.contains(env.from) && self.machine.serves_clients() && env.msg.from_client();
-        let stranger = if !known(env.from) && !client {
-            Some(format!(
-                "node {} is not a configured manager, and {} is not a client's request",
-                env.from,
-                env.msg.kind()
-            ))
-        } else {
-            env.msg
-                .managers()
-                .into_iter()
-                .find(|m| !known(*m))
-                .map(|m| format!("{} names manager {m}, which is not configured", env.msg.kind()))
-        };
-        if let Some(detail) = stranger {
+        let verified = self.keys.verify(auth, (&env, body), &|id| self.is_manager(id));
+        let refusal = verified.err().or_else(|| self.stranger(&env));
+        if let Some(e) = refusal {
             self.counts.refused += 1;
-            return Err(ErrorBody::new("unknown_node", detail));
+            return Err(e);
         }
-        if client {
+        if !self.is_manager(env.from) {
             if self.clients.len() >= MAX_BOOK && !self.clients.contains_key(&env.from) {
                 self.clients.clear();
             }
@@ -243,6 +260,34 @@ impl<M: Machine> Host<M> {
         self.counts.received += 1;
         let unavailable = |e: StoreError| ErrorBody::new("unavailable", e.to_string());
         self.deliver(env.to, Input::Msg(env)).map_err(unavailable)
+    }
+
+    /// Whether `id` is one of the deployment's managers: a member, or a node this host
+    /// serves clients for (so a manager left out of its own list still signs as one).
+    pub fn is_manager(&self, id: NodeId) -> bool {
+        self.members.contains(id) || (self.machine.serves_clients() && self.machine.hosts(id))
+    }
+
+    /// Why an authenticated `env` is refused, if it is: a sender outside the membership
+    /// that may not send it, a client speaking for another, or a manager not a member.
+    fn stranger(&self, env: &Envelope) -> Option<ErrorBody> {
+        let known = |id| self.members.contains(id) || self.machine.hosts(id);
+        let kind = env.msg.kind();
+        if !known(env.from) {
+            if !self.machine.serves_clients() || !env.msg.from_client() {
+                let why = format!("node {} is not a configured manager, so it may not send {kind}", env.from);
+                return Some(ErrorBody::new("forbidden", why));
+            }
+            if let Some(other) = env.msg.on_behalf_of().filter(|c| *c != env.from) {
+                let why = format!("{kind} from node {} speaks for client {other}", env.from);
+                return Some(ErrorBody::new("forbidden", why));
+            }
+        }
+        let unknown = env.msg.managers().into_iter().find(|m| !known(*m))?;
+        Some(ErrorBody::new(
+            "unknown_node",
+            format!("{kind} names manager {unknown}, which is not configured"),
+        ))
     }
 
     /// Starts node `node` with the outputs of its start.

@@ -7,14 +7,15 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::{Method, StatusCode, Uri};
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 
+use super::auth;
 use super::host::{Host, Machine};
 use super::runtime::Job;
-use super::wire::{decode, ErrorBody};
+use super::wire::ErrorBody;
 use coreserve::limits::MAX_BODY;
 
 /// The routes of a node whose driver takes `jobs`.
@@ -76,7 +77,7 @@ fn gone() -> Response {
     refuse(StatusCode::SERVICE_UNAVAILABLE, ErrorBody::new("unavailable", "the node is stopping"))
 }
 
-async fn inbox<M: Machine>(State(handle): State<Handle<M>>, body: Body) -> Response {
+async fn inbox<M: Machine>(State(handle): State<Handle<M>>, headers: HeaderMap, body: Body) -> Response {
     let bytes = match axum::body::to_bytes(body, MAX_BODY).await {
         Ok(b) => b,
         Err(e) => {
@@ -84,15 +85,19 @@ async fn inbox<M: Machine>(State(handle): State<Handle<M>>, body: Body) -> Respo
             return refuse(StatusCode::PAYLOAD_TOO_LARGE, ErrorBody::new("too_large", detail));
         }
     };
-    let post = match decode(&bytes) {
-        Ok(p) => p,
-        Err(e) => return refuse(StatusCode::BAD_REQUEST, e),
-    };
-    match handle.call(move |h| h.accept(post)).await {
+    let auth = headers.get(auth::HEADER).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    match handle.call(move |h| h.accept(&bytes, auth.as_deref())).await {
         Some(Ok(())) => (StatusCode::ACCEPTED, Json(serde_json::json!({ "ok": true }))).into_response(),
-        Some(Err(e)) if e.error.kind == "unavailable" => refuse(StatusCode::SERVICE_UNAVAILABLE, e),
-        Some(Err(e)) if e.error.kind == "unknown_node" => refuse(StatusCode::FORBIDDEN, e),
-        Some(Err(e)) => refuse(StatusCode::BAD_REQUEST, e),
+        Some(Err(e)) => {
+            let code = match e.error.kind.as_str() {
+                "unavailable" => StatusCode::SERVICE_UNAVAILABLE,
+                "unauthenticated" => StatusCode::UNAUTHORIZED,
+                "forbidden" | "unknown_node" => StatusCode::FORBIDDEN,
+                "too_large" => StatusCode::PAYLOAD_TOO_LARGE,
+                _ => StatusCode::BAD_REQUEST,
+            };
+            refuse(code, e)
+        }
         None => gone(),
     }
 }

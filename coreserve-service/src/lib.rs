@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod auth;
 pub mod child;
 pub mod client;
 pub mod error;

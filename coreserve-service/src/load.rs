@@ -106,11 +106,11 @@ pub fn draw(rng: &mut StdRng, managers: &[(NodeId, String)], parts: usize, hot: 
 pub fn run(o: &LoadOptions) -> Result<LoadRun> {
     check(o)?;
     std::fs::create_dir_all(&o.dir)?;
-    let procs = deployment(&o.exe, &o.dir, o.managers, o.kind.name(), o.capacity)?;
+    let (procs, keys) = deployment(&o.exe, &o.dir, o.managers, o.kind.name(), o.capacity)?;
     let managers: Vec<(NodeId, String)> = procs.iter().map(|p| (p.id, p.addr.clone())).collect();
     let before: u64 = managers.iter().map(|(_, a)| client::status(a).map(|s| s.sent)).sum::<Result<u64>>()?;
     let first = client_base(o.seed);
-    let pool = Pool::start(&managers, first, o.clients, CLIENT)?;
+    let pool = Pool::start(&managers, &keys, first, o.clients, CLIENT)?;
     let dones: Mutex<Vec<Done>> = Mutex::new(Vec::new());
     let began = Instant::now();
     let stop_at = began + Duration::from_secs(o.seconds);

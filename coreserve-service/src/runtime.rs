@@ -11,7 +11,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::host::{Host, Machine};
+use super::auth::{self, Keys};
+use super::host::{Host, Machine, Outgoing};
 use super::http;
 use super::members::Members;
 use coreserve::durable::{Output, StoreError};
@@ -89,16 +90,17 @@ impl<M> Drop for Running<M> {
     }
 }
 
-/// A peer's queue: each message with the instant it was queued.
-type Queue = SyncSender<(Instant, Vec<u8>)>;
+/// A peer's queue: each signed message with the instant it was queued.
+type Queue = SyncSender<(Instant, Outgoing)>;
 
 /// Hands each posted message to its peer's queue, making the queue (and its sender
 /// thread) on first use, so that a peer that never answers holds up only its own queue.
-fn dispatch(rx: Receiver<(String, Vec<u8>)>) {
+fn dispatch(rx: Receiver<Outgoing>) {
     std::thread::spawn(move || {
         let mut queues: HashMap<String, (Queue, Arc<AtomicBool>)> = HashMap::new();
-        for (to, body) in rx {
-            let mut message = (Instant::now(), body);
+        for out in rx {
+            let to = out.to.clone();
+            let mut message = (Instant::now(), out);
             if let Some((queue, _)) = queues.get(&to) {
                 match queue.try_send(message) {
                     // A full queue drops the message, as a congested network would.
@@ -129,14 +131,14 @@ fn dispatch(rx: Receiver<(String, Vec<u8>)>) {
 /// Posts one peer's messages in order until it has none for [`PEER_IDLE`], waiting
 /// longer after each failed post (up to [`MAX_BACKOFF`]), and dropping those that
 /// waited past a post's deadline: by then the protocol has moved on.
-fn post_to(peer: &str, queue: &Receiver<(Instant, Vec<u8>)>) {
+fn post_to(peer: &str, queue: &Receiver<(Instant, Outgoing)>) {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(POST_TIMEOUT))
         .http_status_as_error(false)
         .build()
         .into();
     let mut backoff = Duration::ZERO;
-    while let Ok((queued, body)) = queue.recv_timeout(PEER_IDLE) {
+    while let Ok((queued, out)) = queue.recv_timeout(PEER_IDLE) {
         if queued.elapsed() > POST_TIMEOUT {
             continue;
         }
@@ -144,7 +146,8 @@ fn post_to(peer: &str, queue: &Receiver<(Instant, Vec<u8>)>) {
         let sent = agent
             .post(format!("http://{peer}/v1/inbox"))
             .header("content-type", "application/json")
-            .send(&body[..]);
+            .header(auth::HEADER, &out.auth)
+            .send(&out.body[..]);
         backoff = match sent {
             Ok(_) => Duration::ZERO,
             Err(_) => (backoff * 2).clamp(FIRST_BACKOFF, MAX_BACKOFF),
@@ -153,7 +156,7 @@ fn post_to(peer: &str, queue: &Receiver<(Instant, Vec<u8>)>) {
 }
 
 /// Serves the machine `make` builds on `127.0.0.1:port` (0: any free port), in a
-/// deployment of `members`. `make` runs on the driver thread and returns the
+/// deployment of `members`, signing and checking posts with `keys`. `make` runs on the driver thread and returns the
 /// machine with the start outputs of each node it hosts.
 ///
 /// # Errors
@@ -161,7 +164,7 @@ fn post_to(peer: &str, queue: &Receiver<(Instant, Vec<u8>)>) {
 pub fn start<M: Machine>(
     make: impl FnOnce() -> Result<(M, Vec<(NodeId, Vec<Output>)>), StoreError> + Send + 'static,
     port: u16,
-    members: Members,
+    (members, keys): (Members, Keys),
 ) -> std::io::Result<Running<M>> {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let listener = rt.block_on(bind(port))?;
@@ -177,7 +180,7 @@ pub fn start<M: Machine>(
     let me = addr.to_string();
     let driver = std::thread::spawn(move || {
         let built = make().and_then(|(machine, starts)| {
-            let mut host = Host::new(machine, me, members, out_tx);
+            let mut host = Host::new(machine, me, (members, keys), out_tx);
             for (node, out) in starts {
                 host.begin(node, out)?;
             }

@@ -9,6 +9,7 @@ use std::sync::atomic::Ordering;
 
 use structures::{Kind, Time};
 
+use super::auth::Keys;
 use super::host::{Counts, Machine};
 use super::members::Members;
 use super::runtime;
@@ -95,6 +96,8 @@ pub struct ServeOptions {
     pub port: u16,
     /// The deployment's managers (it may name itself).
     pub members: Members,
+    /// The deployment's key.
+    pub keys: Keys,
     /// The redb file.
     pub db: PathBuf,
     /// The calendar's structure.
@@ -109,9 +112,14 @@ pub struct ServeOptions {
 /// input closes; `announce` gets the bound address once it listens.
 ///
 /// # Errors
-/// [`Error::Store`] when the store cannot be opened, [`Error::Io`] when the port cannot
-/// be bound, [`Error::Stopped`] when the store fails while serving.
+/// [`Error::Key`] for a node's key (a manager holds the deployment's), [`Error::Store`]
+/// when the store cannot be opened, [`Error::Io`] when the port cannot be bound,
+/// [`Error::Stopped`] when the store fails while serving.
 pub fn serve(opts: &ServeOptions, announce: impl FnOnce(SocketAddr)) -> Result<()> {
+    if let Keys::Node { id, .. } = opts.keys {
+        let why = "a manager needs the deployment key, to check every node's posts".to_owned();
+        return Err(Error::Key { at: format!("node {id}'s key"), why });
+    }
     let (o, id) = (opts.clone(), opts.id);
     let running = runtime::start(
         move || {
@@ -119,7 +127,7 @@ pub fn serve(opts: &ServeOptions, announce: impl FnOnce(SocketAddr)) -> Result<(
             Ok((node, vec![(o.id, out)]))
         },
         opts.port,
-        opts.members.clone(),
+        (opts.members.clone(), opts.keys.clone()),
     )?;
     announce(running.addr);
     if opts.exit_on_stdin_eof {

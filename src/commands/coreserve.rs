@@ -32,6 +32,9 @@ pub enum Action {
     /// Make one co-reservation across running managers (the client and its agent run
     /// here).
     Reserve(Box<crate::commands::coreserve_service::ReserveArgs>),
+    /// Write a new key file: a deployment's key, or (with --from and --node) one node's
+    /// key derived from it, for a client.
+    Keygen(Box<crate::commands::coreserve_service::KeygenArgs>),
     /// Start managers on loopback and measure commits per second, messages per
     /// reservation, the abort rate and latency under load.
     Load(Box<crate::commands::coreserve_service::LoadArgs>),
@@ -134,6 +137,7 @@ pub fn run(action: &Action) -> Result<()> {
         Action::Serve(args) => crate::commands::coreserve_service::run_serve(args),
         Action::Reserve(args) => crate::commands::coreserve_service::run_reserve(args),
         Action::Load(args) => crate::commands::coreserve_service::run_load(args),
+        Action::Keygen(args) => crate::commands::coreserve_service::run_keygen(args),
     }
 }
 

@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::{bail, Result};
 use coreserve::client::{Outcome, Reservation};
 use coreserve::limits::{MAX_CAPACITY, MAX_LOAD_CLIENTS, MAX_LOAD_SECONDS, MAX_MANAGERS};
+use coreserve_service::auth::Keys;
 use coreserve_service::child::LISTENING;
 use coreserve_service::client::{discover, Pool};
 use coreserve_service::load::{self, LoadOptions, MAX_HOT};
@@ -52,9 +53,27 @@ pub struct ServeArgs {
     /// A file of the deployment's managers, one `ID IP:PORT` per line (`#` comments).
     #[arg(long)]
     members: Option<PathBuf>,
+    /// The deployment's key file (`resbench coreserve keygen`): every post is signed
+    /// and checked with it.
+    #[arg(long)]
+    key: PathBuf,
     /// Stop when standard input closes.
     #[arg(long)]
     exit_on_stdin_eof: bool,
+}
+
+/// The arguments of `resbench coreserve keygen`.
+#[derive(clap::Args)]
+pub struct KeygenArgs {
+    /// The new key file (never overwritten; readable by its owner only).
+    #[arg(long)]
+    out: PathBuf,
+    /// Derive node `--node`'s key from this deployment key file instead.
+    #[arg(long, requires = "node")]
+    from: Option<PathBuf>,
+    /// The node (a client id, above 2^20) whose key to derive.
+    #[arg(long, requires = "from")]
+    node: Option<u32>,
 }
 
 /// The arguments of `resbench coreserve reserve`.
@@ -63,6 +82,10 @@ pub struct ReserveArgs {
     /// The managers, `host:port,...` (at most 64).
     #[arg(long, value_delimiter = ',', required = true)]
     managers: Vec<String>,
+    /// A key file: the client's own (`keygen --from --node`), whose node it runs as, or
+    /// the deployment's (a client id is then drawn at random).
+    #[arg(long)]
+    key: PathBuf,
     /// Resources at each manager.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_CAPACITY)))]
     nodes: u32,
@@ -136,6 +159,7 @@ pub fn run_serve(args: &ServeArgs) -> Result<()> {
         id: args.id,
         port: args.port,
         members: Members::new(list)?,
+        keys: Keys::read(&args.key)?,
         db: args.db.clone(),
         kind: args.structure,
         capacity: args.capacity,
@@ -158,7 +182,12 @@ pub fn run_reserve(args: &ReserveArgs) -> Result<()> {
         bail!("at most {MAX_MANAGERS} managers");
     }
     let managers = discover(&args.managers)?;
-    let pool = Pool::start(&managers, load::client_base(0), 1, CLIENT)?;
+    let keys = Keys::read(&args.key)?;
+    let id = match keys {
+        Keys::Node { id, .. } => id,
+        Keys::Deployment(_) => load::client_base(0),
+    };
+    let pool = Pool::start(&managers, &keys, id, 1, CLIENT)?;
     let (ahead, end, slack) = args.window;
     let duration = end - ahead;
     let earliest = now_ms() + ahead;
@@ -185,6 +214,20 @@ pub fn run_reserve(args: &ReserveArgs) -> Result<()> {
         Outcome::Committed { .. } => Ok(()),
         Outcome::Failed(f) => bail!("not reserved: {}", f.name()),
     }
+}
+
+/// `resbench coreserve keygen`.
+///
+/// # Errors
+/// When `--from` is not a deployment key file, or `--out` exists or cannot be written.
+pub fn run_keygen(args: &KeygenArgs) -> Result<()> {
+    let keys = match (&args.from, args.node) {
+        (Some(from), Some(node)) => Keys::read(from)?.for_node(node)?,
+        _ => Keys::generate(),
+    };
+    keys.write(&args.out)?;
+    outln!("wrote {:?} to {}", keys, args.out.display())?;
+    Ok(())
 }
 
 /// `resbench coreserve load`: every combination of `--managers` and `--clients`.

@@ -11,10 +11,13 @@ use std::time::{Duration, Instant};
 use coreserve::client::{ClientConfig, Outcome};
 use coreserve::durable::Durable;
 use coreserve::limits::MAX_BODY;
+use coreserve::proto::Envelope;
 use coreserve::proto::NodeId;
+use coreserve_service::auth::{Keys, HEADER};
 use coreserve_service::child::deployment;
 use coreserve_service::client::{self, wait_until, Done, Pool};
 use coreserve_service::load::{client_base, draw, AHEAD, DURATION_SLOTS, SLACK_SLOTS};
+use coreserve_service::wire::Post;
 use coreserve_service::{CLIENT, SLOT};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -31,18 +34,27 @@ const LOAD: Duration = Duration::from_millis(3500);
 /// A client gives a reservation up after this many ms.
 const GIVE_UP: u64 = 4000;
 
-/// Posts `body` to a manager's inbox: the status and the body of the answer.
-fn post(addr: &str, body: &[u8]) -> (u16, serde_json::Value) {
+/// Posts `env` from `127.0.0.1:1` to a manager's inbox, signed with `keys` as a
+/// deployment whose managers are `0..managers` would: the status and the answer.
+fn post_as(addr: &str, keys: &Keys, env: &Envelope, managers: u32) -> (u16, serde_json::Value) {
+    let body = serde_json::to_vec(&Post { reply_to: "127.0.0.1:1".to_owned(), env: env.clone() }).unwrap();
+    let auth = keys.sign(env, &body, &|id| id < managers).expect("the keys sign it");
+    post(addr, &body, Some(&auth))
+}
+
+/// Posts `body` to a manager's inbox with the `authorization` header `auth`: the status
+/// and the body of the answer.
+fn post(addr: &str, body: &[u8], auth: Option<&str>) -> (u16, serde_json::Value) {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(Duration::from_secs(2)))
         .http_status_as_error(false)
         .build()
         .into();
-    let mut resp = agent
-        .post(format!("http://{addr}/v1/inbox"))
-        .header("content-type", "application/json")
-        .send(body)
-        .expect("the manager answers");
+    let mut req = agent.post(format!("http://{addr}/v1/inbox")).header("content-type", "application/json");
+    if let Some(auth) = auth {
+        req = req.header(HEADER, auth);
+    }
+    let mut resp = req.send(body).expect("the manager answers");
     let code = resp.status().as_u16();
     (code, resp.body_mut().read_json().expect("a JSON answer"))
 }
@@ -66,18 +78,18 @@ fn five_managers_keep_the_invariants_across_kill_9() {
     let dir = tmp.path();
     let exe = Path::new(env!("CARGO_BIN_EXE_resbench"));
     let structure = Kind::REFERENCE.name();
-    let mut procs = deployment(exe, dir, MANAGERS, structure, CAPACITY).expect("the managers start");
+    let (mut procs, keys) = deployment(exe, dir, MANAGERS, structure, CAPACITY).expect("the managers start");
     let managers: Vec<(NodeId, String)> = procs.iter().map(|p| (p.id, p.addr.clone())).collect();
 
     // Bad input: a 4xx JSON error, and the manager keeps serving.
-    let (code, body) = post(&managers[0].1, b"{not json");
+    let (code, body) = post(&managers[0].1, b"{not json", None);
     assert_eq!((code, body["error"]["kind"].as_str()), (400, Some("malformed")), "{body}");
-    let (code, body) = post(&managers[0].1, &vec![b' '; MAX_BODY + 1]);
+    let (code, body) = post(&managers[0].1, &vec![b' '; MAX_BODY + 1], None);
     assert_eq!((code, body["error"]["kind"].as_str()), (413, Some("too_large")), "{body}");
     assert_eq!(client::status(&managers[0].1).expect("still serving").id, 0);
 
     let cfg = ClientConfig { give_up: GIVE_UP, ..CLIENT };
-    let pool = Pool::start(&managers, client_base(3), CLIENTS, cfg).expect("the clients start");
+    let pool = Pool::start(&managers, &keys, client_base(3), CLIENTS, cfg).expect("the clients start");
     let dones: Mutex<Vec<Done>> = Mutex::new(Vec::new());
     let stop_at = Instant::now() + LOAD;
     let mut kills = 0;
@@ -139,7 +151,9 @@ fn five_managers_keep_the_invariants_across_kill_9() {
     let load_reach = AHEAD + u64::from(HOT) * (DURATION_SLOTS + SLACK_SLOTS) * SLOT;
     let window = format!("{}..{}+1000", load_reach + 500, load_reach + 900);
     let out = Command::new(exe)
-        .args(["coreserve", "reserve", "--nodes", "1", "--window", &window, "--managers"])
+        .args(["coreserve", "reserve", "--nodes", "1", "--window", &window, "--key"])
+        .arg(dir.join("deployment.key"))
+        .arg("--managers")
         .arg(format!("{},{}", managers[2].1, managers[4].1))
         .output()
         .expect("reserve runs");
@@ -185,14 +199,14 @@ fn median(mut ms: Vec<u64>) -> u64 {
 /// five times their unloaded median.
 #[test]
 fn a_slow_peer_delays_only_its_own_traffic() {
-    use coreserve::proto::{Envelope, Msg, Priority};
-    use coreserve_service::wire::Post;
+    use coreserve::proto::{Msg, Priority};
     let tmp = tempfile::tempdir().unwrap();
     let exe = Path::new(env!("CARGO_BIN_EXE_resbench"));
-    let procs = deployment(exe, tmp.path(), 2, Kind::REFERENCE.name(), CAPACITY).expect("the managers start");
+    let (procs, keys) =
+        deployment(exe, tmp.path(), 2, Kind::REFERENCE.name(), CAPACITY).expect("the managers start");
     let managers: Vec<(NodeId, String)> = procs.iter().map(|p| (p.id, p.addr.clone())).collect();
     let cfg = ClientConfig { give_up: GIVE_UP, ..CLIENT };
-    let pool = Pool::start(&managers, client_base(11), 1, cfg).expect("the client starts");
+    let pool = Pool::start(&managers, &keys, client_base(11), 1, cfg).expect("the client starts");
     let mut rng = StdRng::seed_from_u64(11);
     let unloaded = median(latencies(&pool, &managers, &mut rng, 9));
 
@@ -218,7 +232,9 @@ fn a_slow_peer_delays_only_its_own_traffic() {
             max_holds: 1,
         };
         let query = Post { reply_to: hole_addr.clone(), env: Envelope { from: 999, to: 0, msg } };
-        let (code, body) = post(&managers[0].1, &serde_json::to_vec(&query).unwrap());
+        let body = serde_json::to_vec(&query).unwrap();
+        let auth = keys.sign(&query.env, &body, &|id| id < 2).unwrap();
+        let (code, body) = post(&managers[0].1, &body, Some(&auth));
         assert_eq!(code, 202, "{body}");
     }
     let loaded = latencies(&pool, &managers, &mut rng, 9);
@@ -236,10 +252,10 @@ fn a_slow_peer_delays_only_its_own_traffic() {
 /// reaches its configured peers and reservations through it commit.
 #[test]
 fn invented_peers_cannot_cut_a_restarted_manager_off() {
-    use coreserve::proto::{Envelope, Msg, Part, TxnId};
+    use coreserve::proto::{Msg, Part, TxnId};
     let tmp = tempfile::tempdir().unwrap();
     let exe = Path::new(env!("CARGO_BIN_EXE_resbench"));
-    let mut procs =
+    let (mut procs, keys) =
         deployment(exe, tmp.path(), 3, Kind::REFERENCE.name(), CAPACITY).expect("the managers start");
     let managers: Vec<(NodeId, String)> = procs.iter().map(|p| (p.id, p.addr.clone())).collect();
     let invented: Vec<(NodeId, String)> =
@@ -248,17 +264,16 @@ fn invented_peers_cannot_cut_a_restarted_manager_off() {
     let parts = invented.iter().map(|(id, _)| Part { manager: *id, claims: Vec::new(), n: 1 }).collect();
     let env = Envelope { from: txn.client, to: 0, msg: Msg::CommitReq { txn, start: 0, end: 1, parts } };
     let with_peers = serde_json::json!({"reply_to": "127.0.0.1:1", "peers": invented, "env": env});
-    let (code, body) = post(&managers[0].1, &serde_json::to_vec(&with_peers).unwrap());
+    let (code, body) = post(&managers[0].1, &serde_json::to_vec(&with_peers).unwrap(), None);
     assert_eq!((code, body["error"]["kind"].as_str()), (400, Some("malformed")), "{body}");
-    let naming = serde_json::json!({"reply_to": "127.0.0.1:1", "env": env});
-    let (code, body) = post(&managers[0].1, &serde_json::to_vec(&naming).unwrap());
+    let (code, body) = post_as(&managers[0].1, &keys, &env, 3);
     assert_eq!((code, body["error"]["kind"].as_str()), (403, Some("unknown_node")), "{body}");
     assert_eq!(client::status(&managers[0].1).expect("status").refused, 1);
     procs[0].kill();
     procs[0].restart().expect("a restart");
     assert_eq!(procs[0].addr, managers[0].1, "a restart binds the same port");
     let cfg = ClientConfig { give_up: GIVE_UP, ..CLIENT };
-    let pool = Pool::start(&managers, client_base(12), 1, cfg).expect("the client starts");
+    let pool = Pool::start(&managers, &keys, client_base(12), 1, cfg).expect("the client starts");
     let mut rng = StdRng::seed_from_u64(12);
     // Every reservation spans manager 0 and one other, so each goes through it.
     for other in [1, 2, 1] {
@@ -267,4 +282,65 @@ fn invented_peers_cannot_cut_a_restarted_manager_off() {
         let done = pool.reserve(0, res, Duration::from_millis(GIVE_UP + 3000)).expect("the client answers");
         assert!(matches!(done.outcome, Outcome::Committed { .. }), "{:?}", done.outcome);
     }
+}
+
+/// Every post is authenticated: against a committed reservation, a forged sender gets
+/// 401, a forged priority and a foreign Abort 403, a foreign Release is refused by the
+/// manager, and neither manager's durable state changes.
+#[test]
+fn forged_senders_priorities_and_foreign_aborts_are_refused_and_change_nothing() {
+    use coreserve::proto::{Msg, Priority};
+    let tmp = tempfile::tempdir().unwrap();
+    let exe = Path::new(env!("CARGO_BIN_EXE_resbench"));
+    let (procs, keys) =
+        deployment(exe, tmp.path(), 2, Kind::REFERENCE.name(), CAPACITY).expect("the managers start");
+    let managers: Vec<(NodeId, String)> = procs.iter().map(|p| (p.id, p.addr.clone())).collect();
+    let (victim, attacker) = (client_base(13), client_base(13) + 1);
+    // Each client holds its own key only.
+    let (victim_keys, attacker_keys) = (keys.for_node(victim).unwrap(), keys.for_node(attacker).unwrap());
+    let pool = Pool::start(&managers, &victim_keys, victim, 1, CLIENT).expect("the client starts");
+    let res = draw(&mut StdRng::seed_from_u64(13), &managers, 2, HOT);
+    let done = pool.reserve(0, res, Duration::from_millis(GIVE_UP + 3000)).expect("the client answers");
+    let Outcome::Committed { txn: Some(txn), .. } = done.outcome else { panic!("{:?}", done.outcome) };
+    let state = |a: &str| {
+        let s = client::state(a).expect("state");
+        (s.locks, s.prepared, s.decisions)
+    };
+    assert!(wait_until(Duration::from_secs(5), || managers.iter().all(|(_, a)| state(a).0.len() == 1)));
+    let before: Vec<_> = managers.iter().map(|(_, a)| state(a)).collect();
+    let claim = before[0].0[0].claim;
+    let kind = |answer: &serde_json::Value| answer["error"]["kind"].as_str().map(str::to_owned);
+    // A forged sender: the attacker signs a release that says it is the victim's.
+    let release = Msg::Release { req: 1, claims: vec![claim] };
+    let as_victim = Envelope { from: victim, to: 0, msg: release.clone() };
+    let forger = Keys::Node { id: victim, key: attacker_keys.key_of(attacker).unwrap() };
+    let (code, answer) = post_as(&managers[0].1, &forger, &as_victim, 2);
+    assert_eq!((code, kind(&answer)), (401, Some("unauthenticated".to_owned())), "{answer}");
+    // A forged priority: the attacker's own query, at the victim's (oldest) priority.
+    let query = Msg::Query {
+        req: 2,
+        prio: Priority { ts: 0, client: victim },
+        from: 0,
+        to: 1_000,
+        duration: 100,
+        n: 1,
+        max_holds: 1,
+    };
+    let (code, answer) =
+        post_as(&managers[0].1, &attacker_keys, &Envelope { from: attacker, to: 0, msg: query }, 2);
+    assert_eq!((code, kind(&answer)), (403, Some("forbidden".to_owned())), "{answer}");
+    // A foreign Abort: only a coordinator may send one.
+    let abort = Msg::Abort { txn, claims: vec![claim] };
+    let (code, answer) =
+        post_as(&managers[0].1, &attacker_keys, &Envelope { from: attacker, to: 0, msg: abort }, 2);
+    assert_eq!((code, kind(&answer)), (403, Some("forbidden".to_owned())), "{answer}");
+    // A foreign Release, authenticated as the attacker: the manager refuses it (the
+    // claim is not the attacker's).
+    let (code, answer) =
+        post_as(&managers[0].1, &attacker_keys, &Envelope { from: attacker, to: 0, msg: release }, 2);
+    assert_eq!(code, 202, "{answer}");
+    std::thread::sleep(Duration::from_millis(200));
+    let after: Vec<_> = managers.iter().map(|(_, a)| state(a)).collect();
+    assert_eq!(after, before, "an attack changed a manager's durable state");
+    assert_eq!(client::status(&managers[0].1).expect("status").refused, 3);
 }

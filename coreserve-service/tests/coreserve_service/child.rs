@@ -51,11 +51,12 @@ fn a_manager_starts_with_its_settings_restarts_on_its_port_and_dies_with_its_gua
         &format!("echo \"$@\" >> {d}/args\necho $$ >> {d}/pids\necho 'listening on 127.0.0.1:4321'\nexec cat > /dev/null"),
     );
     let db = dir.path().join("m7.redb");
-    let mut m = ManagerProcess::spawn(&exe, (7, 0), &db, ("list", 3), &two()).expect("it starts");
+    let mut m =
+        ManagerProcess::spawn(&exe, (7, 0), &db, ("list", 3), (&two(), Path::new("/k"))).expect("it starts");
     assert!(m.alive());
     assert_eq!(m.addr, "127.0.0.1:4321");
     let first = format!(
-        "coreserve serve --exit-on-stdin-eof --id 7 --port 0 --structure list --capacity 3 --peer 7=127.0.0.1:4321 --peer 8=127.0.0.1:4400 --db {}",
+        "coreserve serve --exit-on-stdin-eof --id 7 --port 0 --structure list --capacity 3 --peer 7=127.0.0.1:4321 --peer 8=127.0.0.1:4400 --key /k --db {}",
         db.display()
     );
     assert_eq!(lines(&dir.path().join("args")), vec![first.clone()]);
@@ -80,7 +81,7 @@ fn a_manager_that_cannot_start_or_prints_no_address_is_an_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("m.redb");
     let missing = dir.path().join("no-such-resbench");
-    match ManagerProcess::spawn(&missing, (7, 0), &db, ("list", 3), &Members::default()) {
+    match ManagerProcess::spawn(&missing, (7, 0), &db, ("list", 3), (&Members::default(), Path::new("/k"))) {
         Err(e @ Error::Spawn { .. }) => {
             assert_eq!(
                 e.to_string(),
@@ -93,7 +94,7 @@ fn a_manager_that_cannot_start_or_prints_no_address_is_an_error_naming_it() {
     let d = dir.path().display();
     let chatty =
         script(dir.path(), "chatty", &format!("echo $$ > {d}/pid\necho 'hello there'\nexec cat > /dev/null"));
-    match ManagerProcess::spawn(&chatty, (7, 0), &db, ("list", 3), &Members::default()) {
+    match ManagerProcess::spawn(&chatty, (7, 0), &db, ("list", 3), (&Members::default(), Path::new("/k"))) {
         Err(e @ Error::NotAddress { .. }) => {
             assert_eq!(e.to_string(), "manager 7 printed \"hello there\", not its address")
         }
@@ -103,7 +104,7 @@ fn a_manager_that_cannot_start_or_prints_no_address_is_an_error_naming_it() {
     // Nothing at all, exiting at once: an error now, not after the 10 s it would have.
     let mute = script(dir.path(), "mute", "exit 0");
     let began = Instant::now();
-    match ManagerProcess::spawn(&mute, (7, 0), &db, ("list", 3), &Members::default()) {
+    match ManagerProcess::spawn(&mute, (7, 0), &db, ("list", 3), (&Members::default(), Path::new("/k"))) {
         Err(e @ Error::StartTimeout { .. }) => {
             assert_eq!(e.to_string(), "manager 7 did not print its address within 10s")
         }
@@ -118,8 +119,9 @@ fn a_manager_that_cannot_start_or_prints_no_address_is_an_error_naming_it() {
             "echo $$ >> {d}/fickle.pids\nif [ -e {d}/once ]; then echo 'oops'; else touch {d}/once; echo 'listening on 127.0.0.1:4322'; fi\nexec cat > /dev/null"
         ),
     );
-    let mut m = ManagerProcess::spawn(&fickle, (8, 0), &db, ("list", 3), &Members::default())
-        .expect("it starts the first time");
+    let mut m =
+        ManagerProcess::spawn(&fickle, (8, 0), &db, ("list", 3), (&Members::default(), Path::new("/k")))
+            .expect("it starts the first time");
     assert!(matches!(m.restart(), Err(Error::NotAddress { id: 8, .. })));
     let pids = lines(&dir.path().join("fickle.pids"));
     assert_eq!(pids.len(), 2);

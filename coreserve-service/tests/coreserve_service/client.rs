@@ -10,7 +10,7 @@ use coreserve_service::client::{self, discover, wait_until, Pool};
 use coreserve_service::load::{AHEAD, DURATION_SLOTS, SLACK_SLOTS};
 use coreserve_service::{now_ms, Error, CLIENT, SLOT};
 
-use super::{dead_addr, manager, managers};
+use super::{dead_addr, manager, managers, KEY};
 
 /// Two resources at each of managers 0 and 1, starting from about a second ahead.
 fn reservation(managers: [u32; 2]) -> Reservation {
@@ -30,7 +30,7 @@ fn a_reservation_over_two_in_process_managers_commits_and_both_lock_it() {
     let addrs = [m0.addr.to_string(), m1.addr.to_string()];
     let managers = discover(&addrs).expect("both answer");
     assert_eq!(managers, vec![(0, addrs[0].clone()), (1, addrs[1].clone())]);
-    let pool = Pool::start(&managers, 100, 1, CLIENT).expect("the client starts");
+    let pool = Pool::start(&managers, &KEY, 100, 1, CLIENT).expect("the client starts");
     let res = reservation([0, 1]);
     let done = pool.reserve(0, res.clone(), Duration::from_secs(10)).expect("an outcome within 10 s");
     let Outcome::Committed { txn: Some(txn), start } = done.outcome else { panic!("{:?}", done.outcome) };
@@ -81,7 +81,7 @@ fn a_dead_managers_address_is_a_clear_error_within_the_timeout() {
     assert!(began.elapsed() < Duration::from_secs(3), "took {:?}", began.elapsed());
     // A reservation naming the dead manager gives up when its client's time is up.
     let cfg = ClientConfig { give_up: 400, ..CLIENT };
-    let pool = Pool::start(&[(0, m.addr.to_string()), (1, dead)], 100, 1, cfg).unwrap();
+    let pool = Pool::start(&[(0, m.addr.to_string()), (1, dead)], &KEY, 100, 1, cfg).unwrap();
     let began = Instant::now();
     let done = pool.reserve(0, reservation([0, 1]), Duration::from_secs(3)).expect("an outcome within 3 s");
     assert_eq!(done.outcome, Outcome::Failed(Failure::Timeout));
@@ -93,7 +93,7 @@ fn a_dead_managers_address_is_a_clear_error_within_the_timeout() {
 fn an_unknown_or_busy_client_takes_no_work_and_a_free_one_does_again() {
     let dead = dead_addr();
     let cfg = ClientConfig { give_up: 300, ..CLIENT };
-    let pool = Pool::start(&[(0, dead.clone()), (1, dead)], 100, 1, cfg).unwrap();
+    let pool = Pool::start(&[(0, dead.clone()), (1, dead)], &KEY, 100, 1, cfg).unwrap();
     assert_eq!(pool.reserve(1, reservation([0, 1]), Duration::from_secs(1)), None, "client 1 of 1");
     // Waiting 50 ms is too short: no outcome, and the client is still busy.
     assert_eq!(pool.reserve(0, reservation([0, 1]), Duration::from_millis(50)), None);

@@ -13,7 +13,9 @@ use coreserve_service::client::wait_until;
 use coreserve_service::host::Counts;
 use coreserve_service::wire::{ErrorBody, Post};
 
-use super::{env, nothing, probe, silent, Script};
+use coreserve_service::child::free_ports;
+
+use super::{env, nothing, probe, probe_on, silent, take, Script};
 
 /// Node 1 forwards every message to the node named by its `req`; other nodes answer
 /// nothing.
@@ -75,10 +77,14 @@ fn timers_fire_when_due_unless_cancelled_or_replaced() {
 
 #[test]
 fn a_members_address_is_configured_and_a_clients_is_learned_from_its_request() {
-    // Node 8 is a client on another host; node 3 a member there too. Node 1 answers
-    // whoever wrote to it, and writes to node 3.
-    let other = probe(&[3, 8], Vec::new(), silent);
-    let here = probe(&[1], vec![(3, other.addr.to_string())], || {
+    // Managers 1 (here) and 3 (there), each configured with both; client 8 on a host of
+    // its own. Node 1 answers whoever wrote to it, and writes to node 3.
+    let ports = free_ports(2).unwrap();
+    let members: Vec<(NodeId, String)> =
+        [1, 3].into_iter().zip(&ports).map(|(id, p)| (id, format!("127.0.0.1:{p}"))).collect();
+    let there = probe_on((ports[1], true), &[3], members.clone(), silent);
+    let client = probe_on((0, false), &[8], members.clone(), silent);
+    let here = probe_on((ports[0], true), &[1], members, || {
         Box::new(|_: NodeId, input: &Input| {
             Ok(match input {
                 Input::Msg(e) => {
@@ -88,21 +94,29 @@ fn a_members_address_is_configured_and_a_clients_is_learned_from_its_request() {
             })
         })
     });
-    let post = Post { reply_to: other.addr.to_string(), env: env(8, 1, nothing(5)) };
-    let counts = here.call(move |h| (h.accept(post), h.counts())).unwrap();
+    let post = Post { reply_to: client.addr.to_string(), env: env(8, 1, nothing(5)) };
+    let counts = here.call(move |h| (take(h, &post), h.counts())).unwrap();
     assert_eq!(
         counts,
         (Ok(()), Counts { received: 1, sent: 2, dropped: 0, refused: 0 }),
         "both had an address"
     );
-    let reached = || other.call(|h| steps(&h.machine.log)).unwrap().len() == 2;
-    assert!(wait_until(Duration::from_secs(3), reached), "nodes 8 and 3 never heard from node 1");
+    let heard = |r: &coreserve_service::runtime::Running<super::Probe>| {
+        r.call(|h| steps(&h.machine.log)).unwrap().len()
+    };
+    assert!(
+        wait_until(Duration::from_secs(3), || heard(&client) == 1 && heard(&there) == 1),
+        "nodes 8 and 3 never heard from node 1"
+    );
     // A member's post names no address to learn: its `reply_to` is ignored.
-    let lie = Post { reply_to: "127.0.0.1:9".to_owned(), env: env(3, 1, nothing(6)) };
-    let counts = here.call(move |h| (h.accept(lie), h.counts())).unwrap();
+    let lie = Post { reply_to: client.addr.to_string(), env: env(3, 1, nothing(6)) };
+    let counts = here.call(move |h| (take(h, &lie), h.counts())).unwrap();
     assert_eq!(counts, (Ok(()), Counts { received: 2, sent: 4, dropped: 0, refused: 0 }));
-    let reached = || other.call(|h| steps(&h.machine.log)).unwrap().len() == 4;
-    assert!(wait_until(Duration::from_secs(3), reached), "node 3's answer went to its reply_to");
+    assert!(
+        wait_until(Duration::from_secs(3), || heard(&there) == 3),
+        "node 3's answer went to its reply_to"
+    );
+    assert_eq!(heard(&client), 1);
 }
 
 #[test]
@@ -112,7 +126,7 @@ fn a_post_from_or_naming_a_node_outside_the_membership_is_refused_and_changes_no
     let vote = Msg::Vote { txn, yes: true, reason: None };
     let part = |manager| Part { manager, claims: Vec::new(), n: 1 };
     let commit = |m| Msg::CommitReq { txn, start: 0, end: 1, parts: vec![part(1), part(m)] };
-    let posts = vec![
+    let posts = [
         // A manager's message from a node that is not a member.
         Post { reply_to: "127.0.0.1:9".to_owned(), env: env(44, 1, vote) },
         // A client's commit request naming an unknown manager.
@@ -120,17 +134,14 @@ fn a_post_from_or_naming_a_node_outside_the_membership_is_refused_and_changes_no
     ];
     let (refusals, log, counts) = p
         .call(move |h| {
-            let refusals: Vec<_> = posts.into_iter().map(|post| h.accept(post)).collect();
+            let refusals: Vec<_> = posts.iter().map(|post| take(h, post)).collect();
             (refusals, h.machine.log.len(), h.counts())
         })
         .unwrap();
     assert_eq!(
         refusals,
         vec![
-            Err(ErrorBody::new(
-                "unknown_node",
-                "node 44 is not a configured manager, and Vote is not a client's request"
-            )),
+            Err(ErrorBody::new("forbidden", "node 44 is not a configured manager, so it may not send Vote")),
             Err(ErrorBody::new("unknown_node", "CommitReq names manager 77, which is not configured")),
         ]
     );
@@ -138,7 +149,7 @@ fn a_post_from_or_naming_a_node_outside_the_membership_is_refused_and_changes_no
     assert_eq!(counts, Counts { received: 0, sent: 0, dropped: 0, refused: 2 });
     // The same request naming members only is taken.
     let ok = Post { reply_to: "127.0.0.1:9".to_owned(), env: env(40, 1, commit(3)) };
-    assert_eq!(p.call(move |h| h.accept(ok)).unwrap(), Ok(()));
+    assert_eq!(p.call(move |h| take(h, &ok)).unwrap(), Ok(()));
 }
 
 #[test]
@@ -147,7 +158,7 @@ fn a_post_for_another_node_is_refused_and_teaches_nothing() {
     let post = Post { reply_to: "127.0.0.1:9".to_owned(), env: env(8, 5, nothing(8)) };
     let (refusal, log, counts) = p
         .call(move |h| {
-            let refusal = h.accept(post);
+            let refusal = take(h, &post);
             // Had the post taught node 8's address, this would be posted, not dropped.
             h.deliver(1, Input::Msg(env(9, 1, nothing(8)))).unwrap();
             (refusal, h.machine.log.len(), h.counts())
@@ -174,7 +185,7 @@ fn after_a_store_failure_the_host_refuses_everything_and_steps_nothing() {
             h.deliver(1, Input::Msg(env(9, 1, nothing(1)))).unwrap();
             let failed = h.deliver(1, Input::Msg(env(9, 1, nothing(666))));
             let again = h.deliver(1, Input::Msg(env(9, 1, nothing(1))));
-            let refused = h.accept(post);
+            let refused = take(h, &post);
             (failed, again, refused, h.failed().map(str::to_owned), h.machine.log.len(), h.counts())
         })
         .unwrap();

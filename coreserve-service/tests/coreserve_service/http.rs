@@ -1,13 +1,14 @@
 //! A node's HTTP face (`src/http.rs`, private: reached through an in-process manager):
-//! a bad post gets a 4xx JSON error naming what was wrong and changes nothing, a good
-//! one is accepted, status and state answer JSON, and other routes are refused.
+//! a bad, unsigned, forged or forbidden post gets a 4xx JSON error naming what was
+//! wrong and changes nothing, a good one is accepted, status and state answer JSON, and other routes are refused.
 
 use coreserve::limits::MAX_BODY;
 use coreserve::proto::{Msg, TxnId};
+use coreserve_service::auth::Keys;
 use coreserve_service::wire::{Post, Snapshot, Status};
 use serde_json::json;
 
-use super::{dead_addr, env, get, manager, nothing, post, probe, silent};
+use super::{dead_addr, env, get, manager, nothing, post, probe, signed, silent, KEY};
 
 /// A manager's status and snapshot, its clock left out.
 fn observed(addr: &str) -> (Status, Snapshot) {
@@ -34,41 +35,83 @@ fn a_bad_post_gets_a_4xx_error_naming_what_was_wrong_and_changes_nothing() {
     assert_eq!((before.0.id, before.0.epoch, before.0.received), (0, 1, 0));
     let good = |to| Post { reply_to: dead_addr(), env: env(50, to, nothing(1)) };
     let invented: Vec<(u32, &str)> = (100..165).map(|i| (i, "127.0.0.1:1")).collect();
-    let cases: Vec<(Vec<u8>, u16, &str, String)> = vec![
-        (b"{not json".to_vec(), 400, "malformed", "key must be a string".to_owned()),
-        (vec![b' '; MAX_BODY + 1], 413, "too_large", format!("body over {MAX_BODY} bytes")),
-        (serde_json::to_vec(&good(9)).unwrap(), 400, "wrong_node", "node 9 is not served here".to_owned()),
+    // Manager 0 is the only manager.
+    let manager = |id| id == 0;
+    let sign = |p: &Post| signed(p, &manager);
+    // Node 50 signs a post that says it is from node 51.
+    let forged = {
+        let body = serde_json::to_vec(&good(0)).unwrap();
+        let body = String::from_utf8(body).unwrap().replace("\"from\":50", "\"from\":51").into_bytes();
+        let liar = Keys::Node { id: 51, key: KEY.key_of(50).unwrap() };
+        let auth = liar.sign(&env(51, 0, nothing(1)), &body, &manager).unwrap();
+        (body, auth)
+    };
+    type Case = ((Vec<u8>, Option<String>), u16, &'static str, String);
+    let unsigned = |b: Vec<u8>| (b, None);
+    let cases: Vec<Case> = vec![
+        (unsigned(b"{not json".to_vec()), 400, "malformed", "key must be a string".to_owned()),
+        (unsigned(vec![b' '; MAX_BODY + 1]), 413, "too_large", format!("body over {MAX_BODY} bytes")),
         (
-            serde_json::to_vec(&json!({"reply_to": "127.0.0.1:1", "peers": invented, "env": good(0).env}))
+            unsigned(serde_json::to_vec(&good(9)).unwrap()),
+            400,
+            "wrong_node",
+            "node 9 is not served here".to_owned(),
+        ),
+        (
+            unsigned(
+                serde_json::to_vec(
+                    &json!({"reply_to": "127.0.0.1:1", "peers": invented, "env": good(0).env}),
+                )
                 .unwrap(),
+            ),
             400,
             "malformed",
             "unknown field `peers`".to_owned(),
         ),
         (
-            serde_json::to_vec(&Post { reply_to: dead_addr(), env: env(50, 0, vote()) }).unwrap(),
-            403,
-            "unknown_node",
-            "node 50 is not a configured manager".to_owned(),
-        ),
-        (
-            serde_json::to_vec(&json!({"reply_to": "127.0.0.1:1", "env": good(0).env, "sig": "x"})).unwrap(),
+            unsigned(
+                serde_json::to_vec(&json!({"reply_to": "127.0.0.1:1", "env": good(0).env, "sig": "x"}))
+                    .unwrap(),
+            ),
             400,
             "malformed",
             "unknown field `sig`".to_owned(),
         ),
+        (
+            unsigned(serde_json::to_vec(&good(0)).unwrap()),
+            401,
+            "unauthenticated",
+            "no `authorization".to_owned(),
+        ),
+        (
+            (forged.0, Some(forged.1)),
+            401,
+            "unauthenticated",
+            "the MAC is not the body's under node 51's key".to_owned(),
+        ),
+        {
+            let (b, a) = sign(&Post { reply_to: dead_addr(), env: env(50, 0, vote()) });
+            (
+                (b, Some(a)),
+                403,
+                "forbidden",
+                "node 50 is not a configured manager, so it may not send Vote".to_owned(),
+            )
+        },
     ];
-    for (bytes, status, kind, why) in cases {
-        let (code, answer) = post(&addr, &bytes);
+    let refusals = cases.len() - 5;
+    for ((bytes, auth), status, kind, why) in cases {
+        let (code, answer) = post(&addr, &bytes, auth.as_deref());
         assert_eq!((code, answer["error"]["kind"].as_str()), (status, Some(kind)), "{answer}");
         let detail = answer["error"]["detail"].as_str().unwrap_or_default();
         assert!(detail.contains(&why), "{detail} does not say {why}");
     }
     let (status, state) = observed(&addr);
-    assert_eq!(status.refused, 1, "the stranger's post is counted");
+    assert_eq!(status.refused, refusals as u64, "the unauthenticated and forbidden posts are counted");
     assert_eq!((Status { refused: 0, ..status }, state), before, "a refused post changed the node");
     // A good post is accepted and counted.
-    let (code, answer) = post(&addr, &serde_json::to_vec(&good(0)).unwrap());
+    let (body, auth) = sign(&good(0));
+    let (code, answer) = post(&addr, &body, Some(&auth));
     assert_eq!((code, answer), (202, json!({"ok": true})));
     assert_eq!(observed(&addr).0.received, 1);
 }

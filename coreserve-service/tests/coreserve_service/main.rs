@@ -3,6 +3,7 @@
 //! is bounded. (Tests that spawn `resbench` manager processes are the root crate's, in
 //! `tests/coreserve_service/`.)
 
+mod auth;
 mod child;
 mod client;
 mod error;
@@ -20,12 +21,14 @@ use std::time::Duration;
 
 use coreserve::durable::{DecisionRecord, Input, LockRecord, Output, PreparedRecord, StoreError};
 use coreserve::proto::{ClaimId, Envelope, Msg, NodeId, Priority, TxnId};
+use coreserve_service::auth::{Keys, HEADER};
 use coreserve_service::child::free_ports;
-use coreserve_service::host::Machine;
+use coreserve_service::host::{Host, Machine};
 use coreserve_service::members::Members;
 use coreserve_service::now_ms;
 use coreserve_service::runtime::Running;
 use coreserve_service::server::{ServeOptions, ServerNode};
+use coreserve_service::wire::{ErrorBody, Post};
 use structures::{Kind, RangeSet, Time};
 
 /// The claim and the transaction of [`records`].
@@ -55,6 +58,23 @@ fn records() -> (LockRecord, PreparedRecord, DecisionRecord) {
     (lock, prepared, decision)
 }
 
+/// The tests' deployment key.
+const KEY: Keys = Keys::Deployment([7; 32]);
+
+/// `post` as its JSON and its `authorization` header under [`KEY`], where `manager`
+/// tells the managers.
+fn signed(post: &Post, manager: &dyn Fn(NodeId) -> bool) -> (Vec<u8>, String) {
+    let body = serde_json::to_vec(post).expect("a post encodes");
+    let auth = KEY.sign(&post.env, &body, manager).expect("the deployment key signs anything");
+    (body, auth)
+}
+
+/// Has host `h` take `post`, signed as its sender would.
+fn take<M: Machine>(h: &mut Host<M>, post: &Post) -> Result<(), ErrorBody> {
+    let (body, auth) = signed(post, &|id| h.is_manager(id));
+    h.accept(&body, Some(&auth))
+}
+
 /// Resources per in-process manager.
 const CAPACITY: u32 = 4;
 
@@ -81,6 +101,7 @@ fn serve(id: NodeId, port: u16, dir: &Path, members: Members) -> Running<ServerN
         kind: Kind::REFERENCE,
         capacity: CAPACITY,
         members: members.clone(),
+        keys: KEY,
         exit_on_stdin_eof: false,
     };
     coreserve_service::runtime::start(
@@ -89,7 +110,7 @@ fn serve(id: NodeId, port: u16, dir: &Path, members: Members) -> Running<ServerN
             Ok((node, vec![(id, out)]))
         },
         port,
-        members,
+        (members, KEY),
     )
     .expect("a manager starts")
 }
@@ -103,13 +124,14 @@ fn agent() -> ureq::Agent {
         .into()
 }
 
-/// Posts `body` to a node's inbox: the status and the JSON answer.
-fn post(addr: &str, body: &[u8]) -> (u16, serde_json::Value) {
-    let mut resp = agent()
-        .post(format!("http://{addr}/v1/inbox"))
-        .header("content-type", "application/json")
-        .send(body)
-        .expect("the node answers");
+/// Posts `body` to a node's inbox with the `authorization` header `auth`: the status
+/// and the JSON answer.
+fn post(addr: &str, body: &[u8], auth: Option<&str>) -> (u16, serde_json::Value) {
+    let mut req = agent().post(format!("http://{addr}/v1/inbox")).header("content-type", "application/json");
+    if let Some(auth) = auth {
+        req = req.header(HEADER, auth);
+    }
+    let mut resp = req.send(body).expect("the node answers");
     let code = resp.status().as_u16();
     (code, resp.body_mut().read_json().unwrap_or(serde_json::Value::Null))
 }
@@ -135,6 +157,8 @@ type Script = Box<dyn FnMut(NodeId, &Input) -> Result<Vec<Output>, StoreError>>;
 /// A machine of test nodes that logs every step and answers as its script says.
 struct Probe {
     nodes: Vec<NodeId>,
+    /// Whether it takes clients' requests, as a server does.
+    server: bool,
     script: Script,
     /// `(node, input)` of every step, in order.
     log: Vec<(NodeId, Input)>,
@@ -151,24 +175,34 @@ impl Machine for Probe {
         self.nodes.contains(&node)
     }
 
-    /// Like a server, it takes clients' requests.
     fn serves_clients(&self) -> bool {
-        true
+        self.server
     }
 }
 
-/// A probe hosting `nodes` on 127.0.0.1 (a free port), in a deployment of `members`;
-/// `script` is made on the driver thread.
+/// A server probe hosting `nodes` on 127.0.0.1 (a free port), in a deployment of
+/// `members`; `script` is made on the driver thread.
 fn probe(
+    nodes: &[NodeId],
+    members: Vec<(NodeId, String)>,
+    script: impl FnOnce() -> Script + Send + 'static,
+) -> Running<Probe> {
+    probe_on((0, true), nodes, members, script)
+}
+
+/// A probe on `port` (0: a free one), a server or not, hosting `nodes` in a deployment
+/// of `members`.
+fn probe_on(
+    (port, server): (u16, bool),
     nodes: &[NodeId],
     members: Vec<(NodeId, String)>,
     script: impl FnOnce() -> Script + Send + 'static,
 ) -> Running<Probe> {
     let nodes = nodes.to_vec();
     coreserve_service::runtime::start(
-        move || Ok((Probe { nodes, script: script(), log: Vec::new() }, Vec::new())),
-        0,
-        Members::new(members).expect("the members are well formed"),
+        move || Ok((Probe { nodes, server, script: script(), log: Vec::new() }, Vec::new())),
+        port,
+        (Members::new(members).expect("the members are well formed"), KEY),
     )
     .expect("a probe starts")
 }

@@ -15,7 +15,7 @@ use coreserve_service::members::Members;
 use coreserve_service::runtime::{self, Running};
 use coreserve_service::wire::Post;
 
-use super::{env, nothing, post, probe, silent, Probe, Script};
+use super::{env, nothing, post, probe, probe_on, signed, silent, Probe, Script, KEY};
 
 /// Whether something accepts connections at `addr` within 300 ms.
 fn listening(addr: SocketAddr) -> bool {
@@ -43,7 +43,8 @@ fn fails_on_666() -> Script {
 
 fn post_666(addr: SocketAddr) -> u16 {
     let p = Post { reply_to: "127.0.0.1:9".to_owned(), env: env(9, 1, nothing(666)) };
-    post(&addr.to_string(), &serde_json::to_vec(&p).unwrap()).0
+    let (body, auth) = signed(&p, &|_| false);
+    post(&addr.to_string(), &body, Some(&auth)).0
 }
 
 #[test]
@@ -51,11 +52,11 @@ fn a_host_listens_on_loopback_at_a_free_port_and_runs_its_start_outputs() {
     let start = vec![Output::SetTimer { id: TimerId::Retry(1), at: 0 }, Output::Send(env(1, 2, nothing(0)))];
     let r = runtime::start(
         move || {
-            let p = Probe { nodes: vec![1, 2], script: silent(), log: Vec::new() };
+            let p = Probe { nodes: vec![1, 2], server: true, script: silent(), log: Vec::new() };
             Ok((p, vec![(1, start)]))
         },
         0,
-        Members::default(),
+        (Members::default(), KEY),
     )
     .unwrap();
     assert_eq!(r.addr.ip().to_string(), "127.0.0.1");
@@ -69,7 +70,7 @@ fn a_host_listens_on_loopback_at_a_free_port_and_runs_its_start_outputs() {
 
 #[test]
 fn a_make_that_fails_is_an_error_naming_why() {
-    let got = runtime::start::<Probe>(|| Err(StoreError("no disk".to_owned())), 0, Members::default());
+    let got = runtime::start::<Probe>(|| Err(StoreError("no disk".to_owned())), 0, (Members::default(), KEY));
     assert_eq!(got.map(|_| ()).map_err(|e| e.to_string()), Err("no disk".to_owned()));
 }
 
@@ -85,8 +86,9 @@ fn two_hosts_talk_over_http() {
             })
         })
     };
+    // B serves manager 2; A hosts node 1, a client of it.
     let b = probe(&[2], Vec::new(), answer);
-    let a = probe(&[1], vec![(2, b.addr.to_string())], answer);
+    let a = probe_on((0, false), &[1], vec![(2, b.addr.to_string())], answer);
     a.call(|h| h.deliver(1, Input::Msg(env(9, 1, nothing(1))))).unwrap().unwrap();
     let answered = || a.call(|h| h.machine.log.len()).unwrap() == 2;
     assert!(wait_until(Duration::from_secs(3), answered), "node 1 never heard back");
