@@ -386,16 +386,20 @@ impl Calendar {
         Some(LockRecord { claim, holder: c.holder, txn, ids: c.ids.clone(), start: c.start, end: c.end })
     }
 
-    /// Releases a hold of `client`; `Ok(false)` if it was released already (a retried
-    /// release).
+    /// Releases a hold of `client`; `Ok(false)` if it is gone already: released (a
+    /// retried release), lapsed, or held before the last restart.
     ///
     /// # Errors
-    /// [`CalError::UnknownHold`], [`CalError::StaleEpoch`], [`CalError::NotHolder`],
-    /// [`CalError::AlreadyLocked`] or [`CalError::Prepared`].
+    /// [`CalError::UnknownHold`], [`CalError::NotHolder`], [`CalError::AlreadyLocked`]
+    /// or [`CalError::Prepared`].
     pub fn release(&mut self, client: ClientId, claim: ClaimId, now: Time) -> Result<bool, CalError> {
         let c = match self.own(client, claim, now) {
             Err(CalError::HoldExpired { .. }) => return Ok(false),
             Err(CalError::UnknownHold { .. }) if self.ended.contains_key(&claim) => return Ok(false),
+            // Every hold of an earlier epoch ended with its crash (locked and prepared
+            // ones are reloaded, so they are found): a retried release is answered as
+            // the first one was.
+            Err(CalError::StaleEpoch { .. }) => return Ok(false),
             other => other?,
         };
         match c.state {

@@ -9,14 +9,16 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use coreserve::client::{ClientConfig, Outcome};
-use coreserve::durable::Durable;
+use coreserve::durable::{Durable, Input, Output, StoreError};
 use coreserve::limits::MAX_BODY;
-use coreserve::proto::Envelope;
-use coreserve::proto::NodeId;
+use coreserve::proto::{Envelope, Msg, NodeId};
 use coreserve_service::auth::{Keys, HEADER};
 use coreserve_service::child::deployment;
 use coreserve_service::client::{self, wait_until, Done, Pool};
+use coreserve_service::host::Machine;
 use coreserve_service::load::{client_base, draw, AHEAD, DURATION_SLOTS, SLACK_SLOTS};
+use coreserve_service::members::Members;
+use coreserve_service::runtime;
 use coreserve_service::wire::Post;
 use coreserve_service::{CLIENT, SLOT};
 use rand::rngs::StdRng;
@@ -37,7 +39,18 @@ const GIVE_UP: u64 = 4000;
 /// Posts `env` from `127.0.0.1:1` to a manager's inbox, signed with `keys` as a
 /// deployment whose managers are `0..managers` would: the status and the answer.
 fn post_as(addr: &str, keys: &Keys, env: &Envelope, managers: u32) -> (u16, serde_json::Value) {
-    let body = serde_json::to_vec(&Post { reply_to: "127.0.0.1:1".to_owned(), env: env.clone() }).unwrap();
+    post_from("127.0.0.1:1", addr, keys, env, managers)
+}
+
+/// As [`post_as`], with the sender listening at `reply_to`.
+fn post_from(
+    reply_to: &str,
+    addr: &str,
+    keys: &Keys,
+    env: &Envelope,
+    managers: u32,
+) -> (u16, serde_json::Value) {
+    let body = serde_json::to_vec(&Post { reply_to: reply_to.to_owned(), env: env.clone() }).unwrap();
     let auth = keys.sign(env, &body, &|id| id < managers).expect("the keys sign it");
     post(addr, &body, Some(&auth))
 }
@@ -199,7 +212,7 @@ fn median(mut ms: Vec<u64>) -> u64 {
 /// five times their unloaded median.
 #[test]
 fn a_slow_peer_delays_only_its_own_traffic() {
-    use coreserve::proto::{Msg, Priority};
+    use coreserve::proto::Priority;
     let tmp = tempfile::tempdir().unwrap();
     let exe = Path::new(env!("CARGO_BIN_EXE_resbench"));
     let (procs, keys) =
@@ -252,7 +265,7 @@ fn a_slow_peer_delays_only_its_own_traffic() {
 /// reaches its configured peers and reservations through it commit.
 #[test]
 fn invented_peers_cannot_cut_a_restarted_manager_off() {
-    use coreserve::proto::{Msg, Part, TxnId};
+    use coreserve::proto::{Part, TxnId};
     let tmp = tempfile::tempdir().unwrap();
     let exe = Path::new(env!("CARGO_BIN_EXE_resbench"));
     let (mut procs, keys) =
@@ -289,7 +302,7 @@ fn invented_peers_cannot_cut_a_restarted_manager_off() {
 /// manager, and neither manager's durable state changes.
 #[test]
 fn forged_senders_priorities_and_foreign_aborts_are_refused_and_change_nothing() {
-    use coreserve::proto::{Msg, Priority};
+    use coreserve::proto::Priority;
     let tmp = tempfile::tempdir().unwrap();
     let exe = Path::new(env!("CARGO_BIN_EXE_resbench"));
     let (procs, keys) =
@@ -343,4 +356,68 @@ fn forged_senders_priorities_and_foreign_aborts_are_refused_and_change_nothing()
     let after: Vec<_> = managers.iter().map(|(_, a)| state(a)).collect();
     assert_eq!(after, before, "an attack changed a manager's durable state");
     assert_eq!(client::status(&managers[0].1).expect("status").refused, 3);
+}
+
+/// A client node that only logs what it hears.
+struct Inbox {
+    node: NodeId,
+    heard: Vec<Msg>,
+}
+
+impl Machine for Inbox {
+    fn step(&mut self, _now: u64, _node: NodeId, input: Input) -> Result<Vec<Output>, StoreError> {
+        if let Input::Msg(env) = input {
+            self.heard.push(env.msg);
+        }
+        Ok(Vec::new())
+    }
+
+    fn hosts(&self, node: NodeId) -> bool {
+        node == self.node
+    }
+}
+
+/// A one-manager Lock, its manager killed with SIGKILL and restarted before the Lock is
+/// retried: the retry gets the first outcome, and the client holds exactly one lock.
+#[test]
+fn a_lock_retried_across_kill_9_gets_its_first_outcome_and_one_lock() {
+    use coreserve::proto::{HoldGrant, Priority};
+    let tmp = tempfile::tempdir().unwrap();
+    let exe = Path::new(env!("CARGO_BIN_EXE_resbench"));
+    let (mut procs, keys) =
+        deployment(exe, tmp.path(), 1, Kind::REFERENCE.name(), CAPACITY).expect("it starts");
+    let manager = procs[0].addr.clone();
+    let me = client_base(14);
+    let members = Members::new([(0, manager.clone())]).unwrap();
+    let inbox = runtime::start(
+        move || Ok((Inbox { node: me, heard: Vec::new() }, Vec::new())),
+        0,
+        (members, keys.for_node(me).unwrap()),
+    )
+    .expect("the inbox listens");
+    let reply_to = inbox.addr.to_string();
+    let ask = |msg: Msg| {
+        let (code, answer) = post_from(&reply_to, &manager, &keys, &Envelope { from: me, to: 0, msg }, 1);
+        assert_eq!(code, 202, "{answer}");
+    };
+    let heard = |n: usize| {
+        assert!(
+            wait_until(Duration::from_secs(5), || inbox.call(|h| h.machine.heard.len()).unwrap() >= n),
+            "no answer"
+        );
+        inbox.call(move |h| h.machine.heard[n - 1].clone()).unwrap()
+    };
+    let start = (coreserve_service::now_ms() / SLOT + 20) * SLOT;
+    ask(Msg::Hold { req: 1, prio: Priority { ts: 1, client: me }, n: 2, start, end: start + 4 * SLOT });
+    let Msg::HoldReply { result: Ok(HoldGrant { claim, .. }), .. } = heard(1) else { panic!("no hold") };
+    ask(Msg::Lock { req: 2, claim });
+    let first = heard(2);
+    assert_eq!(first, Msg::LockReply { req: 2, result: Ok(claim) });
+    procs[0].kill();
+    procs[0].restart().expect("a restart");
+    ask(Msg::Lock { req: 2, claim });
+    assert_eq!(heard(3), first, "the retry gets the first outcome");
+    let locks = client::state(&procs[0].addr).expect("state").locks;
+    assert_eq!(locks.len(), 1, "{locks:?}");
+    assert_eq!((locks[0].claim, locks[0].holder), (claim, me));
 }

@@ -340,3 +340,26 @@ fn a_lock_retried_after_a_restart_gets_its_first_outcome_and_one_lock_stays() {
         assert_eq!(sent(&out), vec![(B, Msg::LockReply { req: 1, result: Err(refused) })], "{kind}");
     }
 }
+
+#[test]
+fn a_release_retried_after_a_restart_gets_its_first_outcome() {
+    for &kind in Kind::ALL {
+        let mut m = fresh(kind);
+        let mut durable = Durable::default();
+        durable.apply(&[Record::Epoch(1)]);
+        durable.apply(&persisted(&deliver(&mut m, 0, A, hold(1, A, 1, 20, 25))));
+        let first = Msg::Released { req: 3, released: vec![claim(1)], refused: vec![] };
+        let out = deliver(&mut m, 4, A, Msg::Release { req: 3, claims: vec![claim(1)] });
+        durable.apply(&persisted(&out));
+        assert_eq!(sent(&out), vec![(A, first.clone())], "{kind}");
+        // kill -9: the reply cache and the hold are gone; the hold's epoch is over.
+        let (mut m, _) = Manager::start(M1, manager_config(kind), &durable, 10).unwrap();
+        let out = deliver(&mut m, 11, A, Msg::Release { req: 3, claims: vec![claim(1)] });
+        assert_eq!(sent(&out), vec![(A, first)], "{kind}: released, as the first time");
+        // A hold of this epoch that was never granted is still unknown.
+        let new = ClaimId { epoch: 2, seq: 9 };
+        let out = deliver(&mut m, 12, A, Msg::Release { req: 4, claims: vec![new] });
+        let refused = vec![(new, CalError::UnknownHold { claim: new })];
+        assert_eq!(sent(&out), vec![(A, Msg::Released { req: 4, released: vec![], refused })], "{kind}");
+    }
+}
