@@ -48,6 +48,7 @@ pub const CLIENT: ClientConfig = ClientConfig {
     give_up: 8000,
     max_attempts: 4,
     lead: 300,
+    plant: None,
 };
 
 /// The coordinator settings the services use.

@@ -210,6 +210,11 @@ impl Calendar {
         self.index.now()
     }
 
+    /// The manager's incarnation its claims are issued in.
+    pub fn epoch(&self) -> u32 {
+        self.epoch
+    }
+
     /// The number of resources.
     pub fn capacity(&self) -> u32 {
         self.index.capacity()

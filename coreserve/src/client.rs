@@ -33,6 +33,8 @@ pub struct ClientConfig {
     /// A start closer than this to now is given up: the commit could not finish before
     /// it.
     pub lead: Time,
+    /// A planted bug, for the simulator's checker to catch (never set outside tests).
+    pub plant: Option<crate::Plant>,
 }
 
 /// What to reserve: `n` resources at each of some managers, for one common window of
@@ -382,7 +384,8 @@ impl Client {
             // Its own claim locked already is its lock (a retry the manager could not
             // match to the first answer): success, not a conflict.
             Msg::LockReply { req, result } => {
-                let locked = matches!(result, Ok(_) | Err(CalError::AlreadyLocked { .. }));
+                let locked = matches!(result, Ok(_) | Err(CalError::AlreadyLocked { .. }))
+                    && self.cfg.plant != Some(crate::Plant::FailHoldingLock);
                 self.on_lock_reply(now, req, locked, out)
             }
             Msg::Recall { claim, .. } => self.hold_lost(now, from, claim, true, out),

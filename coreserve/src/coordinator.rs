@@ -75,6 +75,11 @@ impl Coordinator {
         (me, out)
     }
 
+    /// Whether it has a record of `txn` (open, decided or ended).
+    pub fn knows(&self, txn: TxnId) -> bool {
+        self.txns.contains_key(&txn)
+    }
+
     /// The decision it would announce for `txn`, if any.
     pub fn decided(&self, txn: TxnId) -> Option<bool> {
         match self.txns.get(&txn)?.phase {

@@ -46,16 +46,37 @@ pub enum Plant {
     /// The coordinator answers "pending" for a transaction it never heard of, rather
     /// than recording an abort.
     PendingForUnknown,
+    /// A manager that refuses to release a claim (a locked one, say) drops it anyway (a
+    /// refused write that changes something).
+    RefusalDropsClaim,
+    /// A manager recalls holds whatever their priority, not only lower ones.
+    RecallAnyPriority,
+    /// A manager grants a waiter ids that a higher-priority waiter is queued for.
+    GrantOutOfOrder,
+    /// A manager locks a hold whose lease lapsed (a lock from a stale snapshot): lapsed
+    /// holds wait for the next step, and a Lock is taken before they go.
+    LockLapsedHold,
+    /// A query's dead starts count ids off the client's access list as free.
+    DeadCountsHidden,
+    /// A client takes its one-manager lock's acknowledgement for a refusal, and fails
+    /// while it holds the lock.
+    FailHoldingLock,
 }
 
 impl Plant {
     /// Every planted bug.
-    pub const ALL: [Plant; 5] = [
+    pub const ALL: [Plant; 11] = [
         Plant::CommitWithoutAllPrepares,
         Plant::ForgetDecision,
         Plant::VolatileLock,
         Plant::HoldWithoutLease,
         Plant::PendingForUnknown,
+        Plant::RefusalDropsClaim,
+        Plant::RecallAnyPriority,
+        Plant::GrantOutOfOrder,
+        Plant::LockLapsedHold,
+        Plant::DeadCountsHidden,
+        Plant::FailHoldingLock,
     ];
 
     /// Its name on the command line.
@@ -66,6 +87,12 @@ impl Plant {
             Plant::VolatileLock => "volatile-lock",
             Plant::HoldWithoutLease => "hold-without-lease",
             Plant::PendingForUnknown => "pending-for-unknown",
+            Plant::RefusalDropsClaim => "refusal-drops-claim",
+            Plant::RecallAnyPriority => "recall-any-priority",
+            Plant::GrantOutOfOrder => "grant-out-of-order",
+            Plant::LockLapsedHold => "lock-lapsed-hold",
+            Plant::DeadCountsHidden => "dead-counts-hidden",
+            Plant::FailHoldingLock => "fail-holding-lock",
         }
     }
 }

@@ -191,6 +191,12 @@ impl Manager {
         self.waits.len()
     }
 
+    /// The queued waits, highest priority first: each one's priority, the ids it is
+    /// promised, and its window.
+    pub fn waits(&self) -> impl Iterator<Item = (Priority, &RangeSet, Time, Time)> {
+        self.waits.iter().map(|((prio, _, _), w)| (*prio, &w.ids, w.start, w.end))
+    }
+
     /// Its calendar's invariant check, and any internal error it met.
     ///
     /// # Errors
@@ -207,7 +213,11 @@ impl Manager {
     /// then handles `input`.
     pub fn handle(&mut self, now: Time, input: Input) -> Vec<Output> {
         let mut out = Vec::new();
-        self.tick(now, &mut out);
+        let stale = self.cfg.plant == Some(Plant::LockLapsedHold)
+            && matches!(&input, Input::Msg(Envelope { msg: Msg::Lock { .. }, .. }));
+        if !stale {
+            self.tick(now, &mut out);
+        }
         match input {
             Input::Msg(env) => self.on_msg(now, env, &mut out),
             Input::Timer(TimerId::Inquiry(txn)) => {
@@ -217,6 +227,9 @@ impl Manager {
                 }
             }
             Input::Timer(_) => {}
+        }
+        if stale {
+            self.tick(now, &mut out);
         }
         self.arm(&mut out);
         out
@@ -252,7 +265,9 @@ impl Manager {
 
     /// Re-arms the deadline timer at the earliest hold deadline or wait end.
     fn arm(&mut self, out: &mut Vec<Output>) {
-        let next = self.waits.values().map(|w| w.until).chain(self.cal.next_deadline()).min();
+        // (The planted stale lock leaves lapsed holds to the next step's tick.)
+        let holds = self.cal.next_deadline().filter(|_| self.cfg.plant != Some(Plant::LockLapsedHold));
+        let next = self.waits.values().map(|w| w.until).chain(holds).min();
         if next != self.armed {
             self.armed = next;
             out.push(match next {
@@ -292,8 +307,14 @@ impl Manager {
                 self.send(out, client, Msg::WaitEnded { req, reason });
                 continue;
             }
+            // Ids a higher-priority waiter is queued for are its (queue order, §3).
+            let promised = if self.cfg.plant == Some(Plant::GrantOutOfOrder) {
+                RangeSet::new()
+            } else {
+                self.reserved(prio, w.start, w.end)
+            };
             let free = self.cal.free(w.start, w.end).unwrap_or_default();
-            if w.ids.is_subset(&free) {
+            if w.ids.is_subset(&free) && w.ids.intersect(&promised).is_empty() {
                 let deadline = self.lease(now);
                 match self.cal.hold(client, prio, &w.ids, (w.start, w.end), deadline) {
                     Ok(claim) => {
@@ -415,14 +436,28 @@ impl Manager {
                 for claim in claims.into_iter().take(limits::MAX_CLAIMS) {
                     match self.cal.release(from, claim, now) {
                         Ok(_) => released.push(claim),
-                        Err(e) => refused.push((claim, e)),
+                        Err(e) => {
+                            if self.cfg.plant == Some(Plant::RefusalDropsClaim) {
+                                let _ = self.cal.discard(claim);
+                            }
+                            refused.push((claim, e));
+                        }
                     }
                 }
                 self.grant(now, out);
                 Msg::Released { req, released, refused }
             }
             Msg::Lock { req, claim } => {
-                let result = match self.cal.lock(from, claim, now) {
+                let lapsed = self.cfg.plant == Some(Plant::LockLapsedHold)
+                    && self.cal.claims().get(&claim).is_some_and(|c| {
+                        c.holder == from
+                            && matches!(c.state, ClaimState::Held { deadline, .. } if deadline <= now)
+                    });
+                let locked = match lapsed.then(|| self.cal.set_locked(claim, None)).flatten() {
+                    Some(record) => Ok(record),
+                    None => self.cal.lock(from, claim, now),
+                };
+                let result = match locked {
                     Ok(record) => {
                         self.persist_lock(record, out);
                         Ok(claim)
@@ -498,7 +533,11 @@ impl Manager {
         for i in 0..starts {
             let t = from + i * slot;
             let end = t + duration;
-            if (self.cal.unlocked(client, t, end).count() as u32) < n {
+            let mut unlocked = self.cal.unlocked(client, t, end);
+            if self.cfg.plant == Some(Plant::DeadCountsHidden) {
+                unlocked = unlocked.union(&RangeSet::full(self.cal.capacity()).subtract(&visible));
+            }
+            if (unlocked.count() as u32) < n {
                 dead.push(t);
                 continue;
             }
@@ -581,7 +620,7 @@ impl Manager {
             .iter()
             .filter(|(_, c)| {
                 matches!(c.state, ClaimState::Held { recalled: false, .. })
-                    && c.prio > prio
+                    && (c.prio > prio || self.cfg.plant == Some(Plant::RecallAnyPriority))
                     && c.start < end
                     && start < c.end
                     && !c.ids.intersect(&ids).is_empty()

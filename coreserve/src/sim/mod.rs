@@ -6,6 +6,7 @@
 //! are checked after every step.
 
 pub mod check;
+pub mod rules;
 mod world;
 
 use std::collections::BTreeMap;
@@ -277,9 +278,18 @@ pub fn shrink(seed: u64, config: &SimConfig, failing: &Report) -> Shrunk {
     best.managers = (failing.managers, failing.managers);
     best.clients = (failing.clients, failing.clients);
     let mut attempts = 0;
-    let fails = |c: &SimConfig, attempts: &mut u32| {
+    // A candidate counts only if it breaks the same invariant no later: a smaller
+    // system whose run is longer is not simpler to read.
+    let mut at = *step;
+    let fails = |c: &SimConfig, attempts: &mut u32, at: &mut u64| {
         *attempts += 1;
-        run(seed, c).violation.is_some_and(|(_, v)| v.invariant == invariant)
+        match run(seed, c).violation {
+            Some((s, v)) if v.invariant == invariant && s <= *at => {
+                *at = s;
+                true
+            }
+            _ => false,
+        }
     };
     let mut candidates: Vec<SimConfig> = Vec::new();
     let mut improved = true;
@@ -301,7 +311,7 @@ pub fn shrink(seed: u64, config: &SimConfig, failing: &Report) -> Shrunk {
             if attempts >= MAX_SHRINK_ATTEMPTS {
                 break;
             }
-            if fails(&c, &mut attempts) {
+            if fails(&c, &mut attempts, &mut at) {
                 best = c;
                 improved = true;
                 break;

@@ -8,14 +8,15 @@ use rand::{Rng, SeedableRng};
 use structures::{Config, Kind, RangeSet, Time};
 
 use super::check::{Ghost, Violation};
+use super::rules::Rules;
 use super::{Fault, Faults, Report, SimConfig};
 use crate::access::{Access, AccessRule};
-use crate::client::{Client, ClientConfig, Outcome, Reservation};
+use crate::client::{Client, ClientConfig, Failure, Outcome, Reservation};
 use crate::coordinator::CoordinatorConfig;
-use crate::durable::{Input, MemStore, Output, Record, Store, TimerId};
+use crate::durable::{Durable, Input, MemStore, Output, Record, Store, TimerId};
 use crate::manager::ManagerConfig;
 use crate::node::Server;
-use crate::proto::{Envelope, NodeId};
+use crate::proto::{Envelope, Msg, NodeId};
 
 /// Slot width, in virtual milliseconds.
 const SLOT: Time = 10;
@@ -39,6 +40,7 @@ const CLIENT: ClientConfig = ClientConfig {
     give_up: 6000,
     max_attempts: 4,
     lead: 250,
+    plant: None,
 };
 
 /// One seed's sizes and fault rates.
@@ -151,6 +153,7 @@ struct World {
     gone: Vec<bool>,
     timers: Vec<BTreeMap<TimerId, u64>>,
     ghost: Ghost,
+    rules: Rules,
     faulty: bool,
     starting: bool,
     trace: Option<Vec<String>>,
@@ -209,7 +212,8 @@ impl World {
             })
             .collect();
         let nodes = (p.managers + p.clients) as usize;
-        let clients = (p.managers..p.managers + p.clients).map(|id| Client::new(id, CLIENT)).collect();
+        let client = ClientConfig { plant: cfg.plant, ..CLIENT };
+        let clients = (p.managers..p.managers + p.clients).map(|id| Client::new(id, client)).collect();
         Self {
             now: 0,
             seq: 0,
@@ -221,6 +225,7 @@ impl World {
             gone: vec![false; p.clients as usize],
             timers: vec![BTreeMap::new(); nodes],
             ghost: Ghost::default(),
+            rules: Rules::default(),
             faulty: true,
             starting: true,
             trace: cfg.trace.then(Vec::new),
@@ -269,10 +274,20 @@ impl World {
             );
             return Err((self.steps, Violation { invariant: "drain", detail, txn: None }));
         }
-        let stores: Vec<(NodeId, &crate::durable::Durable)> =
-            self.servers.iter().enumerate().map(|(m, s)| (m as NodeId, s.store.load())).collect();
+        let stores = Self::stores(&self.servers);
         self.ghost.check_quiescent(&stores, self.now).map_err(|v| (self.steps, v))?;
+        // A lock taken after its client gave up counts too.
+        for (c, client) in self.clients.iter().enumerate() {
+            if matches!(client.outcome(), Some(Outcome::Failed(f)) if !matches!(f, Failure::InDoubt(_))) {
+                self.rules.failed(self.p.managers + c as NodeId, &stores).map_err(|v| (self.steps, v))?;
+            }
+        }
         Ok(())
+    }
+
+    /// Every manager's durable state.
+    fn stores(servers: &[Slot]) -> Vec<(NodeId, &Durable)> {
+        servers.iter().enumerate().map(|(m, s)| (m as NodeId, s.store.load())).collect()
     }
 
     fn mix(&mut self, x: u64) {
@@ -321,6 +336,7 @@ impl World {
                     self.after_client(c, out)
                 } else if self.servers[to as usize].server.is_some() {
                     self.ghost.delivered(&env);
+                    self.rules.delivered(&env);
                     self.server_step(to, Input::Msg(env))
                 } else {
                     Ok(())
@@ -367,6 +383,7 @@ impl World {
                     return Ok(());
                 }
                 let res = self.reservation();
+                self.rules.begin(id);
                 self.counted[c] = false;
                 let out = self.clients[c].start(self.now, res);
                 self.after_client(c, out)
@@ -415,6 +432,10 @@ impl World {
             return Err(Violation { invariant: "I0", detail: format!("manager {m}: {e}"), txn: None });
         }
         let decided = batch.iter().any(|r| matches!(r, Record::Decision(d) if d.commit));
+        // A coordinator crashed between its Prepares and its decision leaves participants
+        // asking about a transaction it may not know (presumed abort).
+        let preparing =
+            out.iter().any(|o| matches!(o, Output::Send(Envelope { msg: Msg::Prepare { .. }, .. })));
         let mut crash_before = false;
         let mut crash_after = false;
         if self.faulty
@@ -427,6 +448,13 @@ impl World {
             } else {
                 crash_after = true;
             }
+        }
+        if self.faulty
+            && preparing
+            && self.p.faults.has(Fault::CrashCoordinator)
+            && self.rng.random_bool(self.p.target / 4.0)
+        {
+            crash_after = true;
         }
         if self.faulty
             && !batch.is_empty()
@@ -448,6 +476,9 @@ impl World {
 
     fn check(&mut self, m: NodeId, batch: &[Record]) -> Result<(), Violation> {
         let slot = &self.servers[m as usize];
+        // The step rules first: they name the step's own fault, where the state checks
+        // would see only its consequence.
+        self.rules.check(m, slot.server.as_ref(), self.now)?;
         self.ghost.check_server(m, slot.server.as_ref(), slot.store.load(), batch, self.now)
     }
 
@@ -458,7 +489,13 @@ impl World {
         if id.is_some() && !self.counted[c] {
             self.counted[c] = true;
             match self.clients[c].outcome() {
-                Some(Outcome::Failed(why)) => *self.failed.entry(why.name()).or_default() += 1,
+                Some(Outcome::Failed(why)) => {
+                    *self.failed.entry(why.name()).or_default() += 1;
+                    if !matches!(why, Failure::InDoubt(_)) {
+                        let stores = Self::stores(&self.servers);
+                        self.rules.failed(node, &stores)?;
+                    }
+                }
                 _ => self.committed += 1,
             }
             if self.starting {
@@ -477,6 +514,10 @@ impl World {
                 Output::Send(env) => {
                     let sender = self.servers.get(node as usize).and_then(|s| s.server.as_ref());
                     self.ghost.sent(&env, sender, self.now)?;
+                    match sender {
+                        Some(s) => self.rules.sent(&env, s)?,
+                        None => self.rules.client_sent(&env),
+                    }
                     self.network(env);
                 }
                 Output::SetTimer { id, at } => {

@@ -16,6 +16,7 @@ const CFG: ClientConfig = ClientConfig {
     give_up: 100,
     max_attempts: 2,
     lead: 0,
+    plant: None,
 };
 
 fn h(manager: NodeId, seq: u64, start: u64) -> HoldGrant {

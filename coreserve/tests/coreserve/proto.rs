@@ -188,6 +188,7 @@ fn a_reservation_over_more_than_max_parts_managers_is_refused_at_the_client() {
         give_up: 100,
         max_attempts: 2,
         lead: 2,
+        plant: None,
     };
     let res = |m: u32| Reservation {
         parts: (0..m).map(|i| (i, 1)).collect(),

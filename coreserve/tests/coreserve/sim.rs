@@ -3,6 +3,7 @@
 //! and its world have modules of their own.
 
 mod check;
+mod rules;
 mod world;
 
 use coreserve::sim::{run, shrink, Faults, SimConfig};
@@ -94,7 +95,38 @@ fn planted_hold_without_a_lease_is_caught() {
 
 #[test]
 fn planted_pending_for_an_unknown_transaction_is_caught() {
-    caught(Plant::PendingForUnknown, &["drain", "I2q"]);
+    caught(Plant::PendingForUnknown, &["pending", "drain", "I2q"]);
+}
+
+#[test]
+fn planted_refusal_that_drops_a_claim_is_caught() {
+    caught(Plant::RefusalDropsClaim, &["refused"]);
+}
+
+#[test]
+fn planted_recall_of_any_priority_is_caught() {
+    caught(Plant::RecallAnyPriority, &["recall"]);
+}
+
+#[test]
+fn planted_grant_out_of_queue_order_is_caught() {
+    caught(Plant::GrantOutOfOrder, &["queue"]);
+}
+
+#[test]
+fn planted_lock_of_a_lapsed_hold_is_caught() {
+    // The lapsed holds it leaves are seen as such (I5) before most stale locks.
+    caught(Plant::LockLapsedHold, &["stale", "I5"]);
+}
+
+#[test]
+fn planted_dead_starts_counting_hidden_ids_are_caught() {
+    caught(Plant::DeadCountsHidden, &["hiding"]);
+}
+
+#[test]
+fn planted_failure_while_holding_a_lock_is_caught() {
+    caught(Plant::FailHoldingLock, &["all-or-nothing"]);
 }
 
 #[test]

@@ -289,6 +289,7 @@ const CLIENT: ClientConfig = ClientConfig {
     give_up: 100,
     max_attempts: 2,
     lead: 2,
+    plant: None,
 };
 
 #[test]
