@@ -167,7 +167,10 @@ fn suite(kind: Kind) -> Outcome {
     KIND.set(Some(kind));
     let cases = Cell::new(0);
     let mut runner = TestRunner::new(config());
-    let result = runner.run(&Model::sequential_strategy(1..40), |(state, transitions, seen)| {
+    // Up to 80 ops: long enough for a run of equal slots to be cut by a change to an
+    // aligned block and then searched. A lazy tag left behind by the segment tree's
+    // run-end search (planted in a clone) escaped 1 run of 11 at 40 ops, 0 of 20 at 80.
+    let result = runner.run(&Model::sequential_strategy(1..80), |(state, transitions, seen)| {
         cases.set(cases.get() + 1);
         Suite::test_sequential(config(), state, transitions, seen);
         Ok(())
