@@ -96,3 +96,15 @@ fn the_number_of_servers_is_capped() {
     assert!(err.to_string().contains("at most"), "{err}");
     assert!(IdlePeriodTrees::new(MAX_SERVERS, Config::default()).is_ok());
 }
+
+/// Found by `ci/fuzz-coverage`: at the end of time a period reaching it has ended, and the
+/// last run's tree lets it go (it kept it, and failed its own check).
+#[test]
+fn advancing_to_the_end_of_time_ends_the_periods_that_reach_it() {
+    for slot in [1, 4] {
+        let mut t = IdlePeriodTrees::new(2, Config { slot, horizon: None }).unwrap();
+        t.allocate(0, 8, &ids(0, 1)).unwrap();
+        t.advance(u64::MAX / slot * slot).unwrap();
+        t.validate().unwrap();
+    }
+}

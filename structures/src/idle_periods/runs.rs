@@ -167,7 +167,12 @@ impl Runs {
     pub(crate) fn advance(&mut self, now: Time, ended: &[Period]) {
         self.count(ended, false);
         let (&k, _) = self.trees.range(..=now).next_back().expect("a run starts at now");
-        let first = self.trees.remove(&k).expect("just found");
+        let mut first = self.trees.remove(&k).expect("just found");
+        // A period reaching the end of time has no boundary there, so at `now` =
+        // `Time::MAX` it ends inside the last run, whose tree must let it go.
+        if ended.iter().any(|p| p.end == Time::MAX) {
+            first = Tree::from_sorted(first.periods().iter().filter(|p| p.end > now).copied().collect());
+        }
         self.trees = self.trees.split_off(&now);
         self.trees.insert(now, first);
     }
