@@ -359,6 +359,18 @@ impl Msg {
         }
     }
 
+    /// The holds it grants: a query's, a hold's or a wait's answer, or a queued wait's
+    /// grant.
+    pub fn grants(&self) -> Vec<&HoldGrant> {
+        match self {
+            Msg::QueryReply { holds, .. } => holds.iter().collect(),
+            Msg::HoldReply { result: Ok(g), .. }
+            | Msg::WaitReply { result: Ok(Some(g)), .. }
+            | Msg::Granted { grant: g, .. } => vec![g],
+            _ => Vec::new(),
+        }
+    }
+
     /// Whether a client sends it to a server: the only messages a server takes from a
     /// node that is not one of its configured managers.
     pub fn from_client(&self) -> bool {

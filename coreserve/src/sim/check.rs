@@ -10,7 +10,7 @@ use crate::calendar::ClaimState;
 use crate::durable::{Durable, Record};
 use crate::error::CalError;
 use crate::node::Server;
-use crate::proto::{ClaimId, Envelope, HoldGrant, Msg, NodeId, Part, TxnId, Verdict};
+use crate::proto::{ClaimId, Envelope, Msg, NodeId, Part, TxnId, Verdict};
 
 /// A broken invariant: which, when, and a witness.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,13 +69,7 @@ impl Ghost {
         if let Some(s) = sender {
             // I6 on the wire: a grant names only ids its receiver may use.
             let cal = s.manager.calendar();
-            let granted: Vec<&HoldGrant> = match &env.msg {
-                Msg::QueryReply { holds, .. } => holds.iter().collect(),
-                Msg::HoldReply { result: Ok(g), .. }
-                | Msg::WaitReply { result: Ok(Some(g)), .. }
-                | Msg::Granted { grant: g, .. } => vec![g],
-                _ => Vec::new(),
-            };
+            let granted = env.msg.grants();
             for g in granted {
                 // Every hold is leased: it lapses within the TTL of its grant (D13).
                 if g.deadline > now.saturating_add(s.manager.hold_ttl()) {

@@ -24,7 +24,7 @@ use super::check::Violation;
 use crate::calendar::{Claim, ClaimState};
 use crate::durable::Durable;
 use crate::node::Server;
-use crate::proto::{ClaimId, ClientId, Envelope, HoldGrant, Msg, NodeId, ReqId, TxnId, Verdict};
+use crate::proto::{ClaimId, ClientId, Envelope, Msg, NodeId, ReqId, TxnId, Verdict};
 
 fn broken(invariant: &'static str, detail: String) -> Result<(), Violation> {
     Err(Violation { invariant, detail, txn: None })
@@ -61,17 +61,11 @@ impl Rules {
     /// state after the step).
     ///
     /// # Errors
-    /// The broken rule: `recall`, `queue` or `hiding`.
+    /// The broken rule: `recall`, `queue`, `hiding` or `pending`.
     pub fn sent(&mut self, env: &Envelope, sender: &Server) -> Result<(), Violation> {
         let (m, manager) = (env.from, &sender.manager);
         let cal = manager.calendar();
-        let grants: Vec<&HoldGrant> = match &env.msg {
-            Msg::QueryReply { holds, .. } => holds.iter().collect(),
-            Msg::HoldReply { result: Ok(g), .. }
-            | Msg::WaitReply { result: Ok(Some(g)), .. }
-            | Msg::Granted { grant: g, .. } => vec![g],
-            _ => Vec::new(),
-        };
+        let grants = env.msg.grants();
         // A wait this step queued came after any grant the step made.
         let queued_now = match self.request.as_ref().map(|r| &r.msg) {
             Some(Msg::Wait { prio, .. }) => Some(*prio),
