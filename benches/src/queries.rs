@@ -1,7 +1,7 @@
 //! Seeded calls of every operation on a state, each with the answer every structure
 //! must give: the oracle's, or above [`ORACLE_CAP`] entries the B-tree profile's.
 
-use oracle::{apply, Op, OpKind, Oracle, Outcome};
+use oracle::{apply, Op, OpKind, Outcome};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use structures::{AvailabilityIndex, Cost, Kind, Time};
@@ -18,10 +18,7 @@ pub fn reference(state: &State) -> Box<dyn AvailabilityIndex> {
     if state.entries > ORACLE_CAP {
         return state.build(Kind::REFERENCE).expect("the reference structure takes every state");
     }
-    let mut oracle = Oracle::new(state.capacity, state.config).expect("a valid configuration");
-    oracle.advance(state.now).expect("a later present");
-    oracle.load_frames(&state.frames).expect("the state's own frames");
-    Box::new(oracle)
+    Box::new(state.oracle().clone())
 }
 
 /// One call and the answer every structure must give.

@@ -1,10 +1,12 @@
 //! Benchmark states: a present, a configuration, and the free frames that
 //! [`AvailabilityIndex::load_frames`] turns into the same state on any structure.
 
+use oracle::Oracle;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use scheduling::replay::{final_state, horizon_for, Mode, Options};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use structures::{AvailabilityIndex, Config, Kind, RangeSet, Time, TimeFrame};
 use traces::swf;
 use traces::workload::{declared_capacity, workload};
@@ -77,6 +79,9 @@ pub struct State {
     pub frames: Vec<TimeFrame>,
     /// Profile entries (change points) the state has on the reference structure (`Kind::REFERENCE`).
     pub entries: usize,
+    /// The state loaded into the oracle, once: loading is O(n²) (see [`ORACLE_CAP`]), and
+    /// every operation's calls start from it.
+    oracle: OnceLock<Oracle>,
 }
 
 impl State {
@@ -98,6 +103,20 @@ impl State {
         index.advance(self.now)?;
         index.load_frames(&self.frames)?;
         Ok(index)
+    }
+
+    /// The state loaded into the oracle (loaded on the first call, then shared).
+    ///
+    /// # Panics
+    /// If the oracle refuses the state's own configuration or frames (a bug in the
+    /// state's construction).
+    pub fn oracle(&self) -> &Oracle {
+        self.oracle.get_or_init(|| {
+            let mut oracle = Oracle::new(self.capacity, self.config).expect("a valid configuration");
+            oracle.advance(self.now).expect("a later present");
+            oracle.load_frames(&self.frames).expect("the state's own frames");
+            oracle
+        })
     }
 }
 
@@ -168,7 +187,7 @@ pub fn synthetic(entries: usize, seed: u64) -> State {
 }
 
 fn finish(name: String, capacity: u32, config: Config, now: Time, frames: Vec<TimeFrame>) -> State {
-    let mut state = State { name, capacity, config, now, frames, entries: 0 };
+    let mut state = State { name, capacity, config, now, frames, entries: 0, oracle: OnceLock::new() };
     state.entries = state.build_unchecked(Kind::REFERENCE).map_or(0, |index| index.size());
     state
 }

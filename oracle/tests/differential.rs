@@ -7,11 +7,12 @@
 use std::any::Any;
 use std::cell::Cell;
 use std::fmt::Debug;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::thread;
 
 use oracle::generate::{self, Drawn, Swarm};
-use oracle::{apply, Differential, Op, Oracle, Scenario};
+use oracle::{apply, Differential, Op, OpKind, Oracle, Scenario};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FailurePersistence, FileFailurePersistence, PersistedSeed, TestRunner};
 use proptest_state_machine::{ReferenceStateMachine, StateMachineTest};
@@ -139,12 +140,14 @@ impl FailurePersistence for CommittedSeeds {
 /// The suite's seeds: the committed file, and new ones under the target folder.
 static SEEDS: OnceLock<CommittedSeeds> = OnceLock::new();
 
-/// Cases per structure; `PROPTEST_CASES` overrides it for longer runs.
+/// Cases per structure (split over [`PARTS`]); `PROPTEST_CASES` overrides it for longer
+/// runs, and `PROPTEST_MAX_SHRINK_ITERS` the shrinking (`ci/mutants` sets 0: a caught
+/// mutant needs no minimal case).
 fn config() -> Config {
-    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok());
+    let env = |name| std::env::var(name).ok().and_then(|v| v.parse().ok());
     Config {
-        cases: cases.unwrap_or(10_000),
-        max_shrink_iters: 20_000,
+        cases: env("PROPTEST_CASES").unwrap_or(10_000),
+        max_shrink_iters: env("PROPTEST_MAX_SHRINK_ITERS").unwrap_or(20_000),
         // Made once: the name is leaked to give proptest its `&'static str`, and this
         // runs for every case.
         failure_persistence: Some(Box::new(
@@ -155,6 +158,10 @@ fn config() -> Config {
     }
 }
 
+/// Each structure's cases run as this many independent parts (each from its own random
+/// RNG seed), so that one structure alone, as `ci/mutants` runs it, keeps both cores busy.
+const PARTS: u32 = 2;
+
 /// What one structure's suite ran, and its failure.
 struct Outcome {
     kind: Kind,
@@ -163,10 +170,14 @@ struct Outcome {
     failure: Option<String>,
 }
 
-fn suite(kind: Kind) -> Outcome {
+/// Part `part` of [`PARTS`] of `kind`'s suite.
+fn suite(kind: Kind, part: u32) -> Outcome {
     KIND.set(Some(kind));
+    OPS.set(0);
     let cases = Cell::new(0);
-    let mut runner = TestRunner::new(config());
+    let outer = config();
+    let all = outer.cases;
+    let mut runner = TestRunner::new(Config { cases: all / PARTS + u32::from(part < all % PARTS), ..outer });
     // Up to 80 ops: long enough for a run of equal slots to be cut by a change to an
     // aligned block and then searched. A lazy tag left behind by the segment tree's
     // run-end search (planted in a clone) escaped 1 run of 11 at 40 ops, 0 of 20 at 80.
@@ -192,16 +203,36 @@ fn structures() -> Vec<Kind> {
 
 #[test]
 fn every_registered_structure_matches_the_oracle() {
-    // Two at a time: the machines this runs on have two cores.
-    let outcomes: Vec<Outcome> = structures()
-        .chunks(2)
-        .flat_map(|pair| {
-            thread::scope(|s| {
-                let runs: Vec<_> = pair.iter().map(|&kind| s.spawn(move || suite(kind))).collect();
-                runs.into_iter().map(|run| run.join().expect("a suite thread")).collect::<Vec<_>>()
+    // Two workers take the parts in turn: the machines this runs on have two cores.
+    let jobs: Vec<(Kind, u32)> =
+        structures().into_iter().flat_map(|k| (0..PARTS).map(move |p| (k, p))).collect();
+    let next = AtomicUsize::new(0);
+    let parts: Vec<Outcome> = thread::scope(|s| {
+        let workers: Vec<_> = (0..2)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = Vec::new();
+                    while let Some(&(kind, part)) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        done.push(suite(kind, part));
+                    }
+                    done
+                })
             })
-        })
-        .collect();
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().expect("a suite thread")).collect()
+    });
+    // One outcome per structure, in registry order: its parts' ops and cases added up,
+    // and its first failure.
+    let mut outcomes: Vec<Outcome> = Vec::new();
+    for kind in structures() {
+        let mut total = Outcome { kind, ops: 0, cases: 0, failure: None };
+        for p in parts.iter().filter(|p| p.kind == kind) {
+            total.ops += p.ops;
+            total.cases += p.cases;
+            total.failure = total.failure.or_else(|| p.failure.clone());
+        }
+        outcomes.push(total);
+    }
     let mut failures = Vec::new();
     for o in &outcomes {
         let divergences = u64::from(o.failure.is_some());
@@ -250,4 +281,91 @@ fn a_failure_leaves_the_committed_seeds_untouched() {
     let saved = std::fs::read_to_string(scratch).unwrap();
     assert!(saved.contains("\ncc ") && saved.contains("shrinks to"), "{saved}");
     std::fs::remove_file(scratch).unwrap();
+}
+
+/// The recorded counts, beside this file: one line per structure.
+const WORK_COUNTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/work-counts.txt");
+
+/// A fixed stream of 64-bit numbers (splitmix64 from `seed`): the work test's ops must be
+/// the same in every run, so they are not proptest's.
+fn fixed_numbers(seed: &mut u64, n: usize) -> Vec<u64> {
+    (0..n)
+        .map(|_| {
+            *seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = *seed;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        })
+        .collect()
+}
+
+/// `kind`'s costs summed over a fixed stream of generated runs (200 scenarios of 200 ops,
+/// every op checked by the driver): one line of `work-counts.txt`.
+fn counted_work(kind: Kind) -> String {
+    // u128: a worst case can be near u64::MAX (m² of a long profile).
+    let (mut search, mut visited, mut worst, mut calls) = (0u128, 0u128, 0u128, 0u64);
+    let mut seed = 0;
+    for _ in 0..200 {
+        let numbers = fixed_numbers(&mut seed, 6);
+        let mut choices = Drawn::new(&numbers);
+        let scenario = generate::scenario(&mut choices);
+        let swarm = Swarm::draw(&mut choices);
+        let mut run = Differential::new(kind, scenario, false).expect("valid scenario");
+        for _ in 0..200 {
+            let numbers = fixed_numbers(&mut seed, 12);
+            let op = generate::op(run.oracle(), swarm, &mut Drawn::new(&numbers));
+            let measured = matches!(op.kind(), OpKind::Check | OpKind::Earliest);
+            let outcome = run.step(op).unwrap_or_else(|d| panic!("{d}"));
+            if let (true, false, Some(cost)) = (measured, outcome.is_failure(), run.structure().last_cost()) {
+                (search, visited, worst, calls) = (
+                    search + u128::from(cost.search),
+                    visited + u128::from(cost.visited),
+                    worst + u128::from(cost.worst),
+                    calls + 1,
+                );
+            }
+        }
+    }
+    format!("{kind} calls={calls} search={search} visited={visited} worst={worst}")
+}
+
+/// The suite above holds each call's visited work to its worst case, an upper bound; this
+/// pins the counts themselves, so that a change to the accounting (a step not counted, a
+/// wrong rank in a worst case) shows. After a deliberate change, `RESBENCH_BLESS=1`
+/// rewrites `work-counts.txt` (every structure's line); commit it with the change.
+#[test]
+fn the_work_counted_on_a_fixed_stream_is_the_recorded_one() {
+    let kinds = structures();
+    let counted: Vec<String> = thread::scope(|s| {
+        let halves: Vec<_> = kinds
+            .chunks(kinds.len().div_ceil(2))
+            .map(|half| s.spawn(move || half.iter().map(|&k| counted_work(k)).collect::<Vec<_>>()))
+            .collect();
+        halves.into_iter().flat_map(|h| h.join().expect("a work thread")).collect()
+    });
+    if std::env::var_os("RESBENCH_BLESS").is_some() {
+        assert_eq!(
+            kinds,
+            Kind::ALL,
+            "RESBENCH_BLESS rewrites every structure's line: unset RESBENCH_STRUCTURES"
+        );
+        std::fs::write(WORK_COUNTS, counted.join("\n") + "\n").unwrap();
+        return;
+    }
+    let recorded = std::fs::read_to_string(WORK_COUNTS).unwrap();
+    let differ: Vec<String> = counted
+        .iter()
+        .filter(|line| !recorded.lines().any(|r| r == line.as_str()))
+        .map(|line| {
+            let name = line.split(' ').next().unwrap_or_default();
+            let was = recorded.lines().find(|r| r.split(' ').next() == Some(name)).unwrap_or("no line");
+            format!("{line}\n  recorded: {was}")
+        })
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "work counts differ from tests/work-counts.txt (RESBENCH_BLESS=1 rewrites it after a deliberate change):\n{}",
+        differ.join("\n")
+    );
 }
