@@ -49,9 +49,14 @@ impl Choices for Drawn<'_> {
 const SPAN: Time = 40;
 
 /// A small scenario: few resources, and slotted configurations with short horizons in
-/// a third of the cases, so that slot edges and the horizon are hit often.
+/// a third of the cases, so that slot edges and the horizon are hit often. One scenario
+/// in two hundred has just over 2^11 resources instead (where augtree's thresholds
+/// stop), so that requests for more ids than the largest threshold are made; rare, as
+/// thousands of ids slow every structure down.
 pub fn scenario(c: &mut impl Choices) -> Scenario {
-    let capacity = c.within(1, 13) as u32;
+    // Drawn as "not many", so that the zeros a shrunk input decodes to stay small.
+    let many = c.below(200) == 199;
+    let capacity = if many { c.within(2_048, 2_200) } else { c.within(1, 13) } as u32;
     let config = if c.percent(66) {
         Config { slot: 1, horizon: None } // continuous time
     } else {
@@ -71,16 +76,20 @@ fn window(now: Time, c: &mut impl Choices) -> (Time, Time) {
     (start, start + c.within(1, 16))
 }
 
+/// A count of ids; among thousands, half of them at least 2^11.
 fn count(capacity: u32, c: &mut impl Choices) -> u32 {
-    c.within(1, u64::from(capacity) + 1) as u32
+    let least = if capacity > 1 << 11 && c.percent(50) { 1 << 11 } else { 1 };
+    c.within(least, u64::from(capacity) + 1) as u32
 }
 
 /// A random set of ids, one in ten reaching past the capacity.
 fn any_set(capacity: u32, c: &mut impl Choices) -> RangeSet {
     let reach = u64::from(capacity) + u64::from(c.percent(10));
+    // Runs of up to 3 ids, or up to an eighth of the ids among thousands.
+    let widest = (u64::from(capacity) / 8).max(4);
     RangeSet::from_ranges((0..c.within(1, 4)).map(|_| {
         let lo = c.below(reach) as u32;
-        (lo, lo + c.within(1, 4) as u32)
+        (lo, lo + c.within(1, widest) as u32)
     }))
 }
 

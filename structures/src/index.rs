@@ -140,4 +140,24 @@ pub trait AvailabilityIndex {
     fn plant(&mut self, fault: crate::Fault) {
         let _ = fault;
     }
+
+    /// The invariants [`validate`](AvailabilityIndex::validate) checks that
+    /// [`corrupt`](AvailabilityIndex::corrupt) can break, by name (feature `planted`).
+    /// Other implementations name none.
+    #[cfg(feature = "planted")]
+    fn invariants(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+
+    /// Breaks invariant `invariant` (an index into
+    /// [`invariants`](AvailabilityIndex::invariants)), keeping those `validate` checks
+    /// before it, at the `pick`-th place this state has for it (modulo their number):
+    /// for the test that shows `validate` refusing each broken invariant (feature
+    /// `planted`). Returns whether the state had such a place. Answers after it are
+    /// meaningless: drop the structure.
+    #[cfg(feature = "planted")]
+    fn corrupt(&mut self, invariant: usize, pick: u64) -> bool {
+        let _ = (invariant, pick);
+        false
+    }
 }

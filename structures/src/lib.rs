@@ -34,7 +34,7 @@ pub use range_set::RangeSet;
 pub use registry::{Kind, UnknownName};
 pub use segment_tree::SegmentTree;
 #[cfg(feature = "planted")]
-pub use shell::planted::Fault;
+pub use shell::planted::{Fault, SHELL_INVARIANTS};
 pub use shell::Shell;
 pub use slotted_array::SlottedArray;
 

@@ -262,6 +262,26 @@ impl Engine for Slots {
         self.slots.len() + self.slots.iter().map(|slot| slot.starts.len()).sum::<usize>()
     }
 
+    #[cfg(feature = "planted")]
+    const INVARIANTS: &'static [&'static str] = &[
+        "one slot per slot of the horizon",
+        "a slot's count is the size of its free set",
+        "a reservation ends after the start of its slot",
+        "a reservation ends within the horizon",
+        "no reservation is longer than the longest",
+        "a reservation holds some id",
+        "a reservation's ids are within the capacity",
+        "a slot's reservations are sorted by (end, lowest id)",
+        "reservations running together hold different ids",
+        "a slot's free set is what its running reservations leave",
+    ];
+
+    /// See [`Slots::plant`].
+    #[cfg(feature = "planted")]
+    fn corrupt(&mut self, at: &Basis, invariant: usize, pick: u64) -> bool {
+        self.plant(at, invariant, pick)
+    }
+
     fn validate(&self, at: &Basis) -> Result<(), Invalid> {
         let expected = at.config.horizon.unwrap_or(0) / at.config.slot;
         if self.slots.len() as u64 != expected || !at.now.is_multiple_of(at.config.slot) {
@@ -310,4 +330,111 @@ impl Engine for Slots {
         }
         Ok(())
     }
+}
+
+/// Invariants broken on purpose (feature `planted`). Each change breaks its invariant
+/// alone, so that `validate` refuses it even with any other check taken out.
+#[cfg(feature = "planted")]
+impl Slots {
+    /// The `pick`-th of the reservations `(slot, position)` for which `fits(slot start,
+    /// reservation)`, if any.
+    fn nth(
+        &self,
+        at: &Basis,
+        pick: u64,
+        fits: impl Fn(Time, &Reservation) -> bool,
+    ) -> Option<(usize, usize)> {
+        let places: Vec<_> = (self.slots.iter().enumerate())
+            .flat_map(|(i, slot)| slot.starts.iter().enumerate().map(move |(j, r)| (i, j, r)))
+            .filter(|&(i, _, r)| fits(at.slot_start(i), r))
+            .map(|(i, j, _)| (i, j))
+            .collect();
+        nth(&places, pick)
+    }
+
+    /// Breaks invariant `invariant` of [`INVARIANTS`](Engine::INVARIANTS) at the `pick`-th
+    /// place for it; whether there was one.
+    fn plant(&mut self, at: &Basis, invariant: usize, pick: u64) -> bool {
+        let w = at.config.slot;
+        let slot = (pick % self.slots.len() as u64) as usize;
+        match invariant {
+            // One slot fewer: no later check looks past the last.
+            0 => drop(self.slots.pop_back()),
+            // Only `validate` reads a slot's count.
+            1 => self.slots[slot].count += 1,
+            // Only a one-slot reservation can end at its start without freeing an id: it
+            // still runs in its slot and, as before, in no later one.
+            2 => {
+                let Some((i, j)) = self.nth(at, pick, |t, r| r.end == t + w) else { return false };
+                self.slots[i].starts[j].end = at.slot_start(i);
+                self.slots[i].starts.sort_by_key(Reservation::key);
+            }
+            // Only one ending at the horizon can end past it without busying an id more.
+            3 => {
+                let Some((i, j)) = self.nth(at, pick, |_, r| r.end == at.limit && r.end < Time::MAX) else {
+                    return false;
+                };
+                self.slots[i].starts[j].end += 1;
+                self.longest = self.longest.max(at.limit + 1 - at.slot_start(i));
+                self.slots[i].starts.sort_by_key(Reservation::key);
+            }
+            // The bound just below the longest reservation held.
+            4 => {
+                let lengths = (self.slots.iter().enumerate())
+                    .flat_map(|(i, slot)| slot.starts.iter().map(move |r| r.end - at.slot_start(i)));
+                let Some(longest) = lengths.max() else { return false };
+                self.longest = longest - 1;
+            }
+            // A one-slot reservation of no id, in a slot where none with its key is.
+            5 => {
+                let places: Vec<_> = (0..self.slots.len())
+                    .filter_map(|i| Some((i, at.slot_start(i).checked_add(w).filter(|&e| e <= at.limit)?)))
+                    .filter(|&(i, e)| self.slots[i].starts.iter().all(|r| r.key() != (e, 0)))
+                    .collect();
+                let Some((i, end)) = nth(&places, pick) else { return false };
+                self.insert(i, at.slot_start(i), Reservation { end, ids: RangeSet::new() });
+            }
+            // The id past the capacity: it changes neither the key nor any free set.
+            6 => {
+                let (Some((i, j)), Some(beyond)) =
+                    (self.nth(at, pick, |_, _| true), at.capacity.checked_add(1))
+                else {
+                    return false;
+                };
+                self.slots[i].starts[j].ids.union_with(&RangeSet::from_range(at.capacity, beyond));
+            }
+            // The first two reservations of a slot swapped.
+            7 => {
+                let places: Vec<_> =
+                    (0..self.slots.len()).filter(|&i| self.slots[i].starts.len() > 1).collect();
+                let Some(i) = nth(&places, pick) else { return false };
+                self.slots[i].starts.swap(0, 1);
+            }
+            // A copy of a reservation in its next slot: it overlaps the original there and
+            // busies nothing more (and its key is new there, as no other reservation
+            // holds its lowest id then).
+            8 => {
+                let Some((i, j)) = self.nth(at, pick, |t, r| r.end > t + w) else { return false };
+                let copy = self.slots[i].starts[j].clone();
+                self.insert(i + 1, at.slot_start(i + 1), copy);
+            }
+            // One id more or less, the count following.
+            9 => {
+                let slot = &mut self.slots[slot];
+                match slot.free.first(1) {
+                    Some(id) => slot.free.subtract_with(&id),
+                    None => slot.free = RangeSet::from_ids([0]),
+                }
+                slot.count = slot.free.count();
+            }
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// The `pick`-th of `places` (modulo their number), if any.
+#[cfg(feature = "planted")]
+fn nth<T: Copy>(places: &[T], pick: u64) -> Option<T> {
+    places.get((pick % places.len().max(1) as u64) as usize).copied()
 }

@@ -9,6 +9,8 @@
 //! bucket, so a long empty stretch costs at most two years of bucket visits.
 
 use super::Calendar;
+#[cfg(feature = "planted")]
+use crate::shell::Basis;
 use crate::shell::Engine;
 use crate::{Invalid, RangeSet, Time};
 
@@ -316,5 +318,123 @@ impl Buckets {
         let mut all: Vec<_> = self.days.iter().flat_map(|b| b.points.iter().map(|(t, f)| (*t, f))).collect();
         all.sort_unstable_by_key(|p| p.0);
         all
+    }
+}
+
+/// Invariants broken on purpose (feature `planted`). Each change breaks its invariant
+/// alone, so that `validate` refuses it even with any other check taken out.
+#[cfg(feature = "planted")]
+impl Buckets {
+    /// The same points in `days` buckets of `width`, each in its home and summarised.
+    fn rebucket(&mut self, days: usize, width: Time) {
+        let all: Vec<_> = self.days.iter_mut().flat_map(|b| std::mem::take(&mut b.points)).collect();
+        (self.days, self.width) = (vec![Bucket::default(); days], width);
+        for (t, free) in all {
+            let home = self.home(t);
+            self.days[home].points.push((t, free));
+        }
+        self.days.iter_mut().for_each(|b| {
+            b.points.sort_unstable_by_key(|p| p.0);
+            b.summarise();
+        });
+    }
+
+    /// Moves the point at `from` to `to`, in its home there.
+    fn shift(&mut self, from: Time, to: Time) {
+        let free = self.get(from).cloned().unwrap_or_default();
+        self.remove(from);
+        self.insert(to, free);
+    }
+
+    /// Changes the free set of the point at `t`, keeping its bucket's summary.
+    fn change(&mut self, t: Time, f: impl FnOnce(&mut RangeSet)) {
+        let home = self.home(t);
+        let bucket = &mut self.days[home];
+        if let Ok(i) = bucket.find(t) {
+            f(&mut bucket.points[i].1);
+            bucket.summarise();
+        }
+    }
+
+    /// Breaks invariant `invariant` of [`Calendar`]'s `INVARIANTS` at the `pick`-th place
+    /// for it; whether there was one.
+    pub(super) fn plant(&mut self, at: &Basis, invariant: usize, pick: u64) -> bool {
+        let times: Vec<Time> = self.sorted().into_iter().map(|p| p.0).collect();
+        let nth = |n: usize| (n > 0).then(|| (pick % n as u64) as usize);
+        let (nb, points, slot) = (self.days.len(), self.points, self.slot);
+        match invariant {
+            // Each of Brown's bounds broken where the other two still hold.
+            0 if points <= 2 => self.rebucket(1, self.width),
+            1 if points > 2 * MIN_BUCKETS => self.rebucket(MIN_BUCKETS, self.width),
+            2 => self.rebucket(2 * points + 2, self.width),
+            // `validate` checks it before dividing by it for a point's home.
+            3 => self.width = 0,
+            // A time unit short of whole slots (at least one slot long), the points rehomed.
+            4 if slot > 1 => self.rebucket(nb, self.width - 1),
+            // A point's time held twice, not two points swapped, so that the check weakened
+            // to `>` fails too: right after it, with a free set unlike its own and its
+            // neighbours', the count following.
+            5 if points < 2 * nb => {
+                let Some(k) = nth(times.len()) else { return false };
+                let near = &times[k.saturating_sub(1)..(k + 2).min(times.len())];
+                let near: Vec<&RangeSet> = near.iter().filter_map(|&t| self.get(t)).collect();
+                let zero = RangeSet::from_ids([0]);
+                let sets = [RangeSet::new(), at.full.subtract(&zero), zero, at.full.clone()];
+                let Some(other) = sets.into_iter().find(|set| !near.contains(&set)) else { return false };
+                let home = self.home(times[k]);
+                let bucket = &mut self.days[home];
+                let i = bucket.find(times[k]).unwrap_or_default();
+                bucket.points.insert(i + 1, (times[k], other));
+                bucket.summarise();
+                self.points += 1;
+            }
+            // A point moved into the next bucket, in order and summarised there.
+            6 => {
+                let Some(t) = nth(times.len()).map(|k| times[k]) else { return false };
+                let free = self.get(t).cloned().unwrap_or_default();
+                let next = (self.home(t) + 1) % nb;
+                self.remove(t);
+                let next = &mut self.days[next];
+                next.points.insert(next.find(t).unwrap_or_else(|i| i), (t, free));
+                next.summarise();
+                self.points += 1;
+            }
+            // A summary's minimum off by one (empty buckets too), or its common set swapped
+            // for another.
+            7 => self.days[nth(nb).unwrap_or(0)].min ^= 1,
+            8 => {
+                let bucket = &mut self.days[nth(nb).unwrap_or(0)];
+                bucket.all = if bucket.all.is_empty() { at.full.clone() } else { RangeSet::new() };
+            }
+            // One off, whichever way keeps Brown's bounds.
+            9 => self.points = if points < 2 * nb { points + 1 } else { points - 1 },
+            // The first point moved a slot earlier, or later if it is at 0 and the next
+            // point is further on.
+            10 => {
+                let later = at.now.checked_add(slot).filter(|&t| times.get(1).is_none_or(|&next| t < next));
+                let Some(to) = at.now.checked_sub(slot).or(later) else { return false };
+                self.shift(at.now, to);
+            }
+            // A point given its predecessor's free set.
+            11 => {
+                let Some(k) = nth(times.len().saturating_sub(1)).map(|k| k + 1) else { return false };
+                let before = self.get(times[k - 1]).cloned().unwrap_or_default();
+                self.change(times[k], |free| *free = before);
+            }
+            // A point after the first one time unit earlier: still after its predecessor.
+            12 if slot > 1 => {
+                let Some(k) = nth(times.len().saturating_sub(1)).map(|k| k + 1) else { return false };
+                self.shift(times[k], times[k] - 1);
+            }
+            // The id past the capacity: the set stays unlike its neighbours'.
+            13 => {
+                let (Some(k), Some(beyond)) = (nth(times.len()), at.capacity.checked_add(1)) else {
+                    return false;
+                };
+                self.change(times[k], |free| free.union_with(&RangeSet::from_range(at.capacity, beyond)));
+            }
+            _ => return false,
+        }
+        true
     }
 }

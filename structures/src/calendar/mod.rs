@@ -238,6 +238,31 @@ impl Engine for Calendar {
         self.calendar.len()
     }
 
+    /// The buckets' invariants first, in the order `Buckets::validate` checks them.
+    #[cfg(feature = "planted")]
+    const INVARIANTS: &'static [&'static str] = &[
+        "at least two buckets",
+        "at most two points a bucket",
+        "past two buckets, at least one point for every two",
+        "a day is at least a slot long",
+        "a day is a whole number of slots",
+        "a bucket's points are in time order, each time once",
+        "every point is in its home bucket",
+        "a bucket's fewest free is its points' fewest",
+        "a bucket's ids free throughout are those free at all its points",
+        "the point count is the buckets' total",
+        "the first point is at now",
+        "adjacent points hold different free sets",
+        "points are on slot boundaries",
+        "free sets are within the capacity",
+    ];
+
+    /// See `Buckets::plant`.
+    #[cfg(feature = "planted")]
+    fn corrupt(&mut self, at: &Basis, invariant: usize, pick: u64) -> bool {
+        self.calendar.plant(at, invariant, pick)
+    }
+
     fn validate(&self, at: &Basis) -> Result<(), Invalid> {
         self.calendar.validate()?;
         let points = self.calendar.sorted();

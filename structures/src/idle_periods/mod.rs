@@ -16,6 +16,8 @@
 //! where the feasible set can grow), in order. The paper's fixed Δt stepping with Rmax
 //! retries is a scheduling policy, not this operation.
 
+#[cfg(feature = "planted")]
+mod planted;
 mod runs;
 mod tree;
 
@@ -228,5 +230,14 @@ impl Engine for IdlePeriods {
             }
         }
         self.runs.validate(at.now, &all)
+    }
+
+    #[cfg(feature = "planted")]
+    const INVARIANTS: &'static [&'static str] = planted::INVARIANTS;
+
+    /// See [`planted::corrupt`].
+    #[cfg(feature = "planted")]
+    fn corrupt(&mut self, at: &Basis, invariant: usize, pick: u64) -> bool {
+        planted::corrupt(self, at, invariant, pick)
     }
 }

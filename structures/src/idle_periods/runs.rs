@@ -209,3 +209,32 @@ impl Runs {
         Ok(())
     }
 }
+
+/// Faults planted on purpose (feature `planted`, for tests only).
+#[cfg(feature = "planted")]
+impl Runs {
+    /// The `pick`-th boundary counted once too often; false if there is none.
+    pub(super) fn miscount(&mut self, pick: u64) -> bool {
+        let n = self.bounds.len() as u64;
+        self.bounds.values_mut().nth((pick % n.max(1)) as usize).map(|c| *c += 1).is_some()
+    }
+
+    /// A run starting a slot after the last one, where no boundary is, with a copy of
+    /// its tree: every run before it still holds what it should.
+    pub(super) fn extra_run(&mut self, slot: Time) -> bool {
+        let (&last, tree) = self.trees.last_key_value().expect("a run starts at now");
+        let Some(t) = last.checked_add(slot) else { return false };
+        let tree = tree.clone();
+        self.trees.insert(t, tree);
+        true
+    }
+
+    /// Breaks check `check` of a tree (as [`Tree::corrupt`] numbers them) in the first
+    /// tree from the `pick`-th on that has a place for it.
+    pub(super) fn corrupt_tree(&mut self, check: usize, pick: u64) -> bool {
+        let mut trees: Vec<&mut Tree> = self.trees.values_mut().collect();
+        let n = trees.len() as u64;
+        trees.rotate_left((pick % n) as usize);
+        trees.into_iter().any(|tree| tree.corrupt(check, pick))
+    }
+}

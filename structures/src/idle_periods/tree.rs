@@ -322,3 +322,68 @@ fn fill(periods: &[Period], by_end: &mut [Leaf], u: Node) {
         }
     }
 }
+
+/// Faults planted on purpose (feature `planted`, for tests only).
+#[cfg(feature = "planted")]
+impl Tree {
+    /// Breaks check `check` of this tree, keeping those [`Tree::validate`] makes before
+    /// it: 0 the primary order, 1 the number of secondary leaves, 2 a node's secondary
+    /// leaves, 3 one period per server, 4 the free set; and 5 the periods held, which
+    /// [`Runs::validate`](super::runs::Runs::validate) checks after. The place is the
+    /// `pick`-th (modulo their number); false if this tree has none.
+    pub(super) fn corrupt(&mut self, check: usize, pick: u64) -> bool {
+        let m = self.by_start.len();
+        let nth = |places: usize| (pick % places as u64) as usize;
+        match check {
+            // Two neighbours swapped. The caches go: they are filled from the order.
+            0 if m >= 2 => {
+                self.by_start.swap(nth(m - 1), nth(m - 1) + 1);
+                self.forget();
+            }
+            // A leaf past the last level, which no node reads.
+            1 => self.by_end = OnceLock::from([self.ends(), &[0]].concat()),
+            // Another server in the secondary tree of a node on the path to leaf `i`.
+            2 if m >= 1 => {
+                let i = nth(m);
+                let mut u = Node { depth: 0, lo: 0, hi: m };
+                for _ in 0..(pick / m as u64) % levels(m) {
+                    if u.hi - u.lo > 1 {
+                        let (left, right) = u.children();
+                        u = if i < left.hi { left } else { right };
+                    }
+                }
+                let mut ends = self.ends().to_vec();
+                ends[u.depth * m + i] ^= 1;
+                self.by_end = OnceLock::from(ends);
+            }
+            // A second period of a server, ending earlier: in primary order right after
+            // the first, and not equal to it.
+            3 if m >= 1 => {
+                let p = self.by_start[nth(m)];
+                self.by_start.insert(nth(m) + 1, Period { end: p.end - 1, ..p });
+                self.forget();
+            }
+            // The free set one server short, or holding one for an empty tree.
+            4 => {
+                let free = match self.by_start.get(nth(m.max(1))) {
+                    Some(p) => self.free().subtract(&RangeSet::from_ids([p.id])),
+                    None => RangeSet::from_ids([0]),
+                };
+                self.free = OnceLock::from(free);
+            }
+            // A period lost, the rest in order.
+            5 if m >= 1 => {
+                self.by_start.remove(nth(m));
+                self.forget();
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Drops the secondary leaves and the free set, to be made again when read.
+    fn forget(&mut self) {
+        self.by_end = OnceLock::new();
+        self.free = OnceLock::new();
+    }
+}

@@ -11,6 +11,8 @@
 //! their markers, which stay correct, though no longer always maximal.
 
 use super::Reservations;
+#[cfg(feature = "planted")]
+use crate::shell::Basis;
 use crate::shell::Engine;
 use crate::{Invalid, RangeSet, Time};
 
@@ -379,4 +381,177 @@ impl List {
         }
         Ok(())
     }
+}
+
+/// Faults planted on purpose (feature `planted`, for tests only).
+#[cfg(feature = "planted")]
+impl List {
+    /// How many checks [`List::validate`] makes that [`List::corrupt`] breaks.
+    pub(super) const CHECKS: usize = 17;
+
+    /// Breaks check `check` of [`List::validate`] (counted in its order), keeping those
+    /// before it, at the `pick`-th place the list has for it; false if it has none. An
+    /// empty interval planted holds `at.full` and sits after `at.now`.
+    pub(super) fn corrupt(&mut self, at: &Basis, check: usize, pick: u64) -> bool {
+        let live: Vec<usize> =
+            std::iter::successors(self.nodes[HEAD].next[0], |&y| self.nodes[y].next[0]).collect();
+        let intervals: Vec<usize> = self.intervals().map(|(i, _)| i).collect();
+        // Every marked edge, as an interval and the edge's place in its chain.
+        let edges: Vec<(usize, usize)> =
+            self.intervals().flat_map(|(i, v)| (0..v.edges.len()).map(move |j| (i, j))).collect();
+        let key = |y: usize| self.nodes[y].key;
+        // Times no node holds: one after a key.
+        let keys: Vec<Time> = live.iter().map(|&y| key(y)).collect();
+        let unused: Vec<Time> = keys
+            .iter()
+            .filter_map(|&k| k.checked_add(1))
+            .filter(|t| keys.binary_search(t).is_err())
+            .collect();
+        let edge = |(i, j): (usize, usize)| self.interval(i).edges[j];
+        match check {
+            // A node allocated but linked nowhere.
+            0 => self.nodes.push(Node {
+                key: 0,
+                next: vec![None],
+                markers: vec![Vec::new()],
+                starts: Vec::new(),
+                owners: 0,
+            }),
+            // A node one level lower, still linked on the level it lost.
+            1 => {
+                let tall: Vec<usize> = live.into_iter().filter(|&y| self.nodes[y].next.len() > 1).collect();
+                let Some(y) = nth(&tall, pick) else { return false };
+                self.nodes[y].next.pop();
+                self.nodes[y].markers.pop();
+            }
+            // A node keyed as the one before it.
+            2 => {
+                let pairs: Vec<(usize, usize)> = live.windows(2).map(|w| (w[0], w[1])).collect();
+                let Some((x, y)) = nth(&pairs, pick) else { return false };
+                self.nodes[y].key = key(x);
+            }
+            // A freed node still linked on a level above the bottom one, after the last
+            // node there: no search or edge reaches it.
+            3 => {
+                let Some(after_last) = keys.last().map_or(Some(1), |k| k.checked_add(1)) else {
+                    return false;
+                };
+                let level = 1 + (pick % (MAX_LEVEL as u64 - 1)) as usize;
+                let mut x = HEAD;
+                while let Some(y) = self.nodes[x].next[level] {
+                    x = y;
+                }
+                let node = Node {
+                    key: after_last,
+                    next: vec![None; level + 1],
+                    markers: vec![Vec::new(); level + 1],
+                    starts: Vec::new(),
+                    owners: 0,
+                };
+                self.nodes.push(node);
+                self.spare_nodes.push(self.nodes.len() - 1);
+                self.nodes[x].next[level] = Some(self.nodes.len() - 1);
+            }
+            // An interval ending where no node is.
+            4 => {
+                let (Some(i), Some(t)) = (nth(&intervals, pick), nth(&unused, pick)) else { return false };
+                self.intervals[i].as_mut().expect("a live interval").end = t;
+            }
+            // An empty interval, marked nowhere, at a node after now.
+            5 => {
+                let later: Vec<usize> = live.into_iter().filter(|&y| key(y) > at.now).collect();
+                let Some(a) = nth(&later, pick) else { return false };
+                let (t, ids) = (key(a), at.full.clone());
+                let interval = Some(Interval { start: t, end: t, ids, edges: Vec::new() });
+                let i = put(&mut self.intervals, &mut self.spare_intervals, interval);
+                self.nodes[a].starts.push(i);
+                self.nodes[a].owners += 2;
+            }
+            // An interval holding no id.
+            6 => {
+                let Some(i) = nth(&intervals, pick) else { return false };
+                self.intervals[i].as_mut().expect("a live interval").ids = RangeSet::new();
+            }
+            // An interval missing from its start node's list.
+            7 => {
+                let Some(i) = nth(&intervals, pick) else { return false };
+                let a = self.find(self.interval(i).start).expect("the start node exists");
+                self.nodes[a].starts.retain(|&s| s != i);
+            }
+            // An edge of the chain but the last dropped, with its marker: the next one
+            // starts where the dropped one did.
+            8 => {
+                let inner: Vec<_> =
+                    edges.into_iter().filter(|&(i, j)| j + 1 < self.interval(i).edges.len()).collect();
+                let Some((i, j)) = nth(&inner, pick) else { return false };
+                self.drop_edge(i, j);
+            }
+            // An edge moved up to a level its node has no successor on.
+            9 => {
+                let top = |(y, _): (usize, usize)| self.nodes[y].next.iter().position(Option::is_none);
+                let open: Vec<_> = edges.into_iter().filter(|&e| top(edge(e)).is_some()).collect();
+                let Some((i, j)) = nth(&open, pick) else { return false };
+                let (y, level) = edge((i, j));
+                let up = top((y, level)).expect("filtered");
+                self.unmark(y, level, i);
+                self.nodes[y].markers[up].push(i);
+                self.intervals[i].as_mut().expect("a live interval").edges[j] = (y, up);
+            }
+            // A marker moved off its edge onto the bottom edge of the next node: the
+            // count on the edges stays.
+            10 => {
+                let Some((i, j)) = nth(&edges, pick) else { return false };
+                let (y, level) = edge((i, j));
+                let z = self.nodes[y].next[0].expect("a marked edge has an end");
+                self.unmark(y, level, i);
+                self.nodes[z].markers[0].push(i);
+            }
+            // The last edge of a chain dropped, with its marker.
+            11 => {
+                let Some(i) = nth(&intervals, pick) else { return false };
+                self.drop_edge(i, self.interval(i).edges.len() - 1);
+            }
+            // A marker on an edge that no interval records.
+            12 => {
+                let Some(y) = nth(&live, pick) else { return false };
+                self.nodes[y].markers[0].push(0);
+            }
+            // The marker count one too high.
+            13 => self.marked += 1,
+            // A marker on the head.
+            14 => self.nodes[HEAD].markers[(pick % MAX_LEVEL as u64) as usize].push(0),
+            // A node counting one endpoint too many.
+            15 => {
+                let Some(y) = nth(&live, pick) else { return false };
+                self.nodes[y].owners += 1;
+            }
+            // A node that no interval starts or ends at, one after a key.
+            16 => {
+                let Some(t) = nth(&unused, pick) else { return false };
+                self.node(t);
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Drops edge `j` of interval `i` and its marker.
+    fn drop_edge(&mut self, i: usize, j: usize) {
+        let (y, level) = self.intervals[i].as_mut().expect("a live interval").edges.remove(j);
+        self.unmark(y, level, i);
+        self.marked -= 1;
+    }
+
+    /// Takes interval `i`'s marker off the edge from `y` at `level`.
+    fn unmark(&mut self, y: usize, level: usize, i: usize) {
+        let markers = &mut self.nodes[y].markers[level];
+        let at = markers.iter().position(|&m| m == i).expect("marked where it says");
+        markers.swap_remove(at);
+    }
+}
+
+/// The `pick`-th of `places` (modulo their number), if there is any (feature `planted`).
+#[cfg(feature = "planted")]
+fn nth<T: Copy>(places: &[T], pick: u64) -> Option<T> {
+    (!places.is_empty()).then(|| places[(pick % places.len() as u64) as usize])
 }

@@ -9,6 +9,8 @@
 //! it cuts the reservations it overlaps into the pieces that stay busy.
 
 mod list;
+#[cfg(feature = "planted")]
+mod planted;
 
 use std::borrow::Cow;
 use std::convert::Infallible;
@@ -225,5 +227,14 @@ impl Engine for Reservations {
             return Err(Self::KIND.invalid(format!("now {} is not a slot boundary", at.now)));
         }
         Ok(())
+    }
+
+    #[cfg(feature = "planted")]
+    const INVARIANTS: &'static [&'static str] = planted::INVARIANTS;
+
+    /// See [`planted::corrupt`].
+    #[cfg(feature = "planted")]
+    fn corrupt(&mut self, at: &Basis, invariant: usize, pick: u64) -> bool {
+        planted::corrupt(self, at, invariant, pick)
     }
 }

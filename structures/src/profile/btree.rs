@@ -6,7 +6,7 @@ use std::collections::{btree_map, BTreeMap};
 use std::iter::Map;
 
 use super::Store;
-use crate::{Invalid, Kind, RangeSet, Time};
+use crate::{Kind, RangeSet, Time};
 
 /// Entries in a `BTreeMap`.
 #[derive(Debug, Clone)]
@@ -80,12 +80,5 @@ impl Store for BTreeStore {
                 self.map.insert(t, free);
             }
         }
-    }
-
-    fn validate(&self) -> Result<(), Invalid> {
-        if self.map.is_empty() {
-            return Err(Self::KIND.invalid("the map has no entry"));
-        }
-        Ok(())
     }
 }

@@ -12,6 +12,8 @@
 
 mod augtree;
 mod btree;
+#[cfg(feature = "planted")]
+mod planted;
 mod query;
 mod rbtree;
 mod sorted_list;
@@ -89,11 +91,36 @@ pub trait Store: Sized {
     /// Removes the entries before the one holding `t` and moves that one's key to `t`.
     fn drop_before(&mut self, t: Time);
 
-    /// Checks the container's own invariants (tree shape, links, sizes).
+    /// Checks the container's own invariants (key order, tree shape, links, sizes); the
+    /// profile checks the entries themselves. A container that keeps its keys in order
+    /// by construction (the `BTreeMap`) has none.
     ///
     /// # Errors
     /// [`Invalid`] naming [`KIND`](Store::KIND) and the first broken invariant.
-    fn validate(&self) -> Result<(), Invalid>;
+    fn validate(&self) -> Result<(), Invalid> {
+        Ok(())
+    }
+
+    /// The invariants the container's own [`validate`](Store::validate) checks that
+    /// [`corrupt`](Store::corrupt) can break (feature `planted`).
+    #[cfg(feature = "planted")]
+    const INVARIANTS: &'static [&'static str] = &[];
+
+    /// Breaks the container's invariant `invariant` (an index into
+    /// [`INVARIANTS`](Store::INVARIANTS)), keeping the checks before it, at the `pick`-th
+    /// place it has; whether it had one (feature `planted`).
+    #[cfg(feature = "planted")]
+    fn corrupt(&mut self, invariant: usize, pick: u64) -> bool {
+        let _ = (invariant, pick);
+        false
+    }
+
+    /// Inserts an entry with a key below every other, which [`insert`](Store::insert)
+    /// need not take (feature `planted`).
+    #[cfg(feature = "planted")]
+    fn push_front(&mut self, t: Time, free: RangeSet) {
+        self.insert(t, free);
+    }
 }
 
 /// The engine of an availability profile over the container `S`.
@@ -163,6 +190,16 @@ impl<S: Store> Engine for Profile<S> {
         self.store.count()
     }
 
+    #[cfg(feature = "planted")]
+    fn invariants() -> Vec<&'static str> {
+        Self::invariant_names()
+    }
+
+    #[cfg(feature = "planted")]
+    fn corrupt(&mut self, at: &Basis, invariant: usize, pick: u64) -> bool {
+        self.break_invariant(at, invariant, pick)
+    }
+
     fn validate(&self, at: &Basis) -> Result<(), Invalid> {
         self.store.validate()?;
         let entries: Vec<_> = self.store.iter_from(at.now, &mut 0).collect();
@@ -181,9 +218,6 @@ impl<S: Store> Engine for Profile<S> {
         }
         for pair in entries.windows(2) {
             let ((t0, f0), (t1, f1)) = (pair[0], pair[1]);
-            if t0 >= t1 {
-                return Err(Self::KIND.invalid(format!("entries out of order: {t0} then {t1}")));
-            }
             if f0 == f1 {
                 return Err(
                     Self::KIND.invalid(format!("entries at {t0} and {t1} hold the same free set {f0}"))

@@ -563,7 +563,8 @@ impl<S: Summary> Store for RbTree<S> {
 
     fn validate(&self) -> Result<(), Invalid> {
         let nil = self.n(NIL);
-        if nil.red || nil.size != 0 || nil.left != NIL || nil.right != NIL {
+        // Its size is checked with every leaf's.
+        if nil.red || nil.left != NIL || nil.right != NIL {
             return Err(S::KIND.invalid("the sentinel was modified"));
         }
         if self.root == NIL || self.n(self.root).parent != NIL || self.is_red(self.root) {
@@ -592,5 +593,116 @@ impl<S: Summary> Store for RbTree<S> {
             return Err(S::KIND.invalid("the list runs past the last tree node"));
         }
         Ok(())
+    }
+
+    /// The summaries' invariant last, and only for a tree that keeps summaries.
+    #[cfg(feature = "planted")]
+    const INVARIANTS: &'static [&'static str] = {
+        let all: &[&str] = &[
+            "the sentinel is untouched",
+            "the root is present, parentless and black",
+            "keys in search order",
+            "children point back to their parent",
+            "no red node has a red child",
+            "black heights agree",
+            "subtree sizes add up",
+            "the arena holds only tree nodes",
+            "the list follows tree order",
+            "prev links are right",
+            "the list ends at the last node",
+            "summaries are current",
+        ];
+        if S::ACTIVE {
+            all
+        } else {
+            all.split_last().expect("a non-empty list").1
+        }
+    };
+
+    #[cfg(feature = "planted")]
+    fn corrupt(&mut self, invariant: usize, pick: u64) -> bool {
+        let root = self.root;
+        // Every arena slot but the sentinel's holds a tree node.
+        let nodes = (1..self.nodes.len() as u32).collect::<Vec<_>>();
+        let below: Vec<u32> = nodes.iter().copied().filter(|&x| x != root).collect();
+        let reds: Vec<u32> = below.iter().copied().filter(|&x| self.n(x).red).collect();
+        let flippable: Vec<u32> = reds
+            .iter()
+            .copied()
+            .filter(|&x| {
+                let children = [self.n(x).left, self.n(x).right];
+                children.iter().all(|&c| c != NIL)
+                    && children.iter().any(|&c| self.is_red(self.n(c).left) || self.is_red(self.n(c).right))
+            })
+            .collect();
+        let among = |xs: &[u32]| xs.get((pick % xs.len().max(1) as u64) as usize).copied();
+        match invariant {
+            0 => match pick % 3 {
+                0 => self.m(NIL).red = true,
+                1 => self.m(NIL).left = root,
+                _ => self.m(NIL).right = root,
+            },
+            1 => match pick % 3 {
+                0 => self.root = NIL,
+                1 => self.m(root).parent = root,
+                _ => self.m(root).red = true,
+            },
+            // A key equal to its parent's: the bound it sits against.
+            2 => {
+                let Some(x) = among(&below) else { return false };
+                self.m(x).key = self.n(self.n(x).parent).key;
+            }
+            3 => {
+                let Some(x) = among(&below) else { return false };
+                self.m(x).parent = x;
+            }
+            // A colour flip, which keeps every black height: a red node with two black
+            // children turned black and its children red, under which a red grandchild
+            // now has a red parent.
+            4 => {
+                let Some(x) = among(&flippable) else { return false };
+                let (left, right) = (self.n(x).left, self.n(x).right);
+                self.m(x).red = false;
+                self.m(left).red = true;
+                self.m(right).red = true;
+            }
+            // A red node turned black: one more black node on its paths alone.
+            5 => {
+                let Some(x) = among(&reds) else { return false };
+                self.m(x).red = false;
+            }
+            6 => {
+                let Some(x) = among(&nodes) else { return false };
+                self.m(x).size += 1;
+            }
+            7 => self.nodes.push(Node::default()),
+            8 => {
+                if self.n(self.head).next == NIL {
+                    return false;
+                }
+                self.head = self.n(self.head).next;
+            }
+            9 => {
+                let Some(x) = among(&nodes) else { return false };
+                self.m(x).prev = x;
+            }
+            10 => {
+                let last = nodes.iter().copied().find(|&x| self.n(x).next == NIL).unwrap_or(NIL);
+                self.m(last).next = self.head;
+            }
+            // A free set changed under its own summary, or a subtree summary emptied.
+            _ => {
+                let Some(x) = among(&nodes) else { return false };
+                if pick.is_multiple_of(2) {
+                    let free = &mut self.m(x).free;
+                    *free = if free.is_empty() { RangeSet::from_range(0, 64) } else { RangeSet::new() };
+                } else if self.n(x).sub != S::default() {
+                    self.m(x).sub = S::default();
+                } else {
+                    return false;
+                }
+            }
+        }
+        true
     }
 }

@@ -90,12 +90,28 @@ impl Store for SortedList {
     }
 
     fn validate(&self) -> Result<(), Invalid> {
-        if self.entries.is_empty() {
-            return Err(Self::KIND.invalid("the list has no entry"));
-        }
         match self.entries.windows(2).find(|w| w[0].0 >= w[1].0) {
             Some(w) => Err(Self::KIND.invalid(format!("list keys out of order: {} then {}", w[0].0, w[1].0))),
             None => Ok(()),
         }
+    }
+
+    #[cfg(feature = "planted")]
+    const INVARIANTS: &'static [&'static str] = &["list keys in order"];
+
+    /// Gives an entry its predecessor's key: equal keys are out of order too.
+    #[cfg(feature = "planted")]
+    fn corrupt(&mut self, _: usize, pick: u64) -> bool {
+        if self.entries.len() < 2 {
+            return false;
+        }
+        let i = 1 + (pick % (self.entries.len() as u64 - 1)) as usize;
+        self.entries[i].0 = self.entries[i - 1].0;
+        true
+    }
+
+    #[cfg(feature = "planted")]
+    fn push_front(&mut self, t: Time, free: RangeSet) {
+        self.entries.insert(0, (t, free));
     }
 }

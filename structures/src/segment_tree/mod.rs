@@ -206,6 +206,32 @@ impl Engine for SlotTree {
         2 * self.q - 1
     }
 
+    /// The ring's first, then the tree's in the order `Tree::validate` checks them.
+    #[cfg(feature = "planted")]
+    const INVARIANTS: &'static [&'static str] = &[
+        "the ring holds the horizon's slots",
+        "the ring position of now is within the ring",
+        "a leaf holds no tag",
+        "a leaf's fewest free is the size of its set",
+        "a leaf's ids free throughout are those free somewhere",
+        "a leaf's ids are within the capacity",
+        "a node's aggregate is its children's joined",
+    ];
+
+    /// The ring's invariants here, the tree's in `Tree::plant`.
+    #[cfg(feature = "planted")]
+    fn corrupt(&mut self, at: &Basis, invariant: usize, pick: u64) -> bool {
+        match invariant {
+            // One slot more, so that the first position stays within the ring (unless the
+            // horizon that makes would overflow `validate`'s product).
+            0 if (self.q as u64 + 1).checked_mul(at.config.slot).is_some() => self.q += 1,
+            1 => self.first = self.q,
+            2.. => return self.tree.plant(at, invariant - 2, pick),
+            _ => return false,
+        }
+        true
+    }
+
     fn validate(&self, at: &Basis) -> Result<(), Invalid> {
         if Some(self.q as u64 * at.config.slot) != at.config.horizon || self.first >= self.q {
             return Err(Self::KIND.invalid(format!(

@@ -7,6 +7,8 @@
 
 use super::node::{below, Agg, Node, Tag};
 use super::SlotTree;
+#[cfg(feature = "planted")]
+use crate::shell::Basis;
 use crate::shell::Engine;
 use crate::{Invalid, RangeSet};
 
@@ -244,5 +246,78 @@ impl Tree {
             )));
         }
         Ok(seen)
+    }
+}
+
+/// Invariants broken on purpose (feature `planted`). Each change breaks its invariant
+/// alone, so that `validate` refuses it even with any other check taken out.
+#[cfg(feature = "planted")]
+impl Tree {
+    /// Pushes every tag down to the leaves: the same slots, and every stored aggregate is
+    /// the one `validate` sees, so a change to one shows.
+    fn push_all(&mut self, at: At) {
+        if at.leaf() {
+            return;
+        }
+        let (left, right) = at.children();
+        if let Some(pushed) = self.nodes[at.node].tag.take() {
+            self.nodes[left.node].receive(&pushed, left.leaf());
+            self.nodes[right.node].receive(&pushed, right.leaf());
+        }
+        self.push_all(left);
+        self.push_all(right);
+    }
+
+    /// Recomputes every aggregate above the leaves (once no tag is left).
+    fn rejoin(&mut self, at: At) -> Agg {
+        if !at.leaf() {
+            let (left, right) = at.children();
+            self.nodes[at.node].agg = self.rejoin(left).join(&self.rejoin(right));
+        }
+        self.nodes[at.node].agg.clone()
+    }
+
+    /// Every node under `at`, `at` first.
+    fn under(&self, at: At, out: &mut Vec<At>) {
+        out.push(at);
+        if !at.leaf() {
+            let (left, right) = at.children();
+            self.under(left, out);
+            self.under(right, out);
+        }
+    }
+
+    /// Breaks the tree's invariant `invariant` (`SlotTree`'s `INVARIANTS` from the third)
+    /// at the `pick`-th place for it; whether there was one. A leaf is changed under
+    /// aggregates rejoined above it, so that only the leaf is wrong.
+    pub(super) fn plant(&mut self, at: &Basis, invariant: usize, pick: u64) -> bool {
+        self.push_all(self.root());
+        let mut nodes = Vec::new();
+        self.under(self.root(), &mut nodes);
+        let (leaves, inner): (Vec<At>, Vec<At>) = nodes.into_iter().partition(|at| at.leaf());
+        let places = if invariant == 4 { inner } else { leaves };
+        let Some(node) = places.get((pick % places.len().max(1) as u64) as usize).map(|p| p.node) else {
+            return false;
+        };
+        let agg = &mut self.nodes[node].agg;
+        match invariant {
+            // No check but this one reads a leaf's own tag.
+            0 => self.nodes[node].tag = Some(Tag::Assign(agg.all.clone())),
+            1 => agg.min += 1,
+            // `any` unlike `all`; `min` still `all`'s size.
+            2 => agg.any = if agg.any.is_empty() { at.full.clone() } else { RangeSet::new() },
+            // The id past the capacity, in all three sets.
+            3 => {
+                let Some(beyond) = at.capacity.checked_add(1) else { return false };
+                *agg = Agg::slot(agg.all.union(&RangeSet::from_range(at.capacity, beyond)));
+            }
+            // An inner node's: its parent's check, if any, sees the change too.
+            4 => agg.min += 1,
+            _ => return false,
+        }
+        if invariant != 4 {
+            self.rejoin(self.root());
+        }
+        true
     }
 }

@@ -78,4 +78,26 @@ pub trait Engine: Sized {
     /// # Errors
     /// [`Invalid`] naming [`KIND`](Engine::KIND) and the first broken invariant and where.
     fn validate(&self, at: &Basis) -> Result<(), Invalid>;
+
+    /// The invariants [`validate`](Engine::validate) checks that
+    /// [`corrupt`](Engine::corrupt) can break, by name (feature `planted`).
+    #[cfg(feature = "planted")]
+    const INVARIANTS: &'static [&'static str] = &[];
+
+    /// [`INVARIANTS`](Engine::INVARIANTS), for an engine whose list is put together from
+    /// parts (feature `planted`).
+    #[cfg(feature = "planted")]
+    fn invariants() -> Vec<&'static str> {
+        Self::INVARIANTS.to_vec()
+    }
+
+    /// Breaks invariant `invariant` (an index into [`INVARIANTS`](Engine::INVARIANTS)),
+    /// keeping those `validate` checks before it, at the `pick`-th place this state has
+    /// for it (modulo their number), so that a test sees `validate` refuse it (feature
+    /// `planted`). Returns whether the state had such a place.
+    #[cfg(feature = "planted")]
+    fn corrupt(&mut self, at: &Basis, invariant: usize, pick: u64) -> bool {
+        let _ = (at, invariant, pick);
+        false
+    }
 }

@@ -258,4 +258,18 @@ impl<E: Engine> AvailabilityIndex for Shell<E> {
     fn plant(&mut self, fault: planted::Fault) {
         self.fault = Some(fault);
     }
+
+    /// The shell's own two, then the engine's.
+    #[cfg(feature = "planted")]
+    fn invariants(&self) -> Vec<&'static str> {
+        [planted::SHELL_INVARIANTS, &E::invariants()].concat()
+    }
+
+    #[cfg(feature = "planted")]
+    fn corrupt(&mut self, invariant: usize, pick: u64) -> bool {
+        match invariant.checked_sub(planted::SHELL_INVARIANTS.len()) {
+            None => planted::corrupt(&mut self.basis, invariant),
+            Some(i) => self.engine.corrupt(&self.basis, i, pick),
+        }
+    }
 }

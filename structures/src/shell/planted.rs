@@ -1,8 +1,9 @@
 //! Faults a test can plant in the shell's own window logic (feature `planted`, for tests
 //! only), to show that the differential driver catches a bug in code every structure
-//! shares: the oracle has window logic of its own.
+//! shares: the oracle has window logic of its own. And the shell's own invariants broken
+//! on purpose, to show that `validate` refuses each.
 
-use crate::{Error, Time};
+use crate::{Error, RangeSet, Time};
 
 use super::Basis;
 
@@ -32,4 +33,19 @@ pub(super) fn distort(
         }
         (_, window) => window,
     }
+}
+
+/// The invariants the shell's `validate` checks before the engine's.
+pub const SHELL_INVARIANTS: &[&str] =
+    &["now on a slot boundary and the limit current", "the full set 0..capacity"];
+
+/// Breaks the shell's invariant `invariant` (an index into [`SHELL_INVARIANTS`]): the
+/// limit one past what the present allows, or the full set one id short (or one over,
+/// for a single id). Every state has one place for each.
+pub(super) fn corrupt(at: &mut Basis, invariant: usize) -> bool {
+    match invariant {
+        0 => at.limit = at.limit.wrapping_add(1),
+        _ => at.full = if at.capacity > 1 { RangeSet::full(at.capacity - 1) } else { RangeSet::full(2) },
+    }
+    true
 }
