@@ -329,7 +329,11 @@ fn verify_external_catches_the_planted_bug_and_prints_how_to_replay_it() {
         dir.to_str().unwrap(),
     ];
     let (ok, out, err) = resbench(&args);
-    assert!(!ok && err.contains("verify found 1 diverging case(s), 1 symptom(s) shown"), "{err}");
+    // How many random cases the one planted bug shows in depends on the generator.
+    assert!(
+        !ok && err.contains("verify found ") && err.contains(" diverging case(s), 1 symptom(s) shown"),
+        "{err}"
+    );
     assert!(
         out.contains("symptom 1 of 1: different answers on earliest (start), first in different answers: random stream"),
         "{out}"

@@ -81,7 +81,11 @@ fn the_count_planner_passes_every_stream_and_its_planted_bug_is_caught_and_shrun
     let step = again.divergence.unwrap();
     assert_eq!((step.class, step.field), (check.step.class, check.step.field), "the symptom is kept");
     assert!(op_line(shrunk.items.last().unwrap(), Semantics::Counts).starts_with(r#"{"op":"check""#));
-    assert!(op_line(&shrunk.items[0], Semantics::Counts).contains(r#""count":"#), "{:?}", shrunk.items);
+    assert!(
+        shrunk.items.iter().any(|op| op_line(op, Semantics::Counts).contains(r#""count":"#)),
+        "an update in count form: {:?}",
+        shrunk.items
+    );
     // The trace goes on past each divergence, on a fresh index given the ops before it.
     let summary = verify(&buggy, &streams[1..2], 3).unwrap();
     assert_eq!((summary.divergences(), summary.columns[0].resynced), (3, 2), "{summary}");
