@@ -158,6 +158,7 @@ fn field_of(
         Disagreement::OnlyStructureFailed | Disagreement::OnlyOracleFailed => "refusal",
         Disagreement::Invalid(_) => "validate",
         Disagreement::CostOutOfBounds(_) => "cost",
+        Disagreement::SizeDiffers { .. } => "size",
         Disagreement::AnswersDiffer => answers(),
     }
 }

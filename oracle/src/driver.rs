@@ -5,7 +5,7 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use structures::{AvailabilityIndex, Config, Cost, Error, Kind, Time, TimeFrame};
+use structures::{AvailabilityIndex, Config, Cost, Error, Kind, SizeUnit, Time, TimeFrame};
 
 use crate::counts::{CountIndex, CountOp, CountOutcome, Counts};
 use crate::{apply, Op, OpKind, Oracle, Outcome};
@@ -37,6 +37,15 @@ pub enum Disagreement {
     /// A successful `check` or `earliest` recorded no cost, or visited more than its
     /// worst case.
     CostOutOfBounds(Option<Cost>),
+    /// The structure's size counts the free set's change points (its registry entry says
+    /// so), and the oracle counts a different number: a redundant entry kept, or one
+    /// miscounted.
+    SizeDiffers {
+        /// The structure's [`size`](AvailabilityIndex::size).
+        structure: usize,
+        /// The oracle's [`change_points`](Oracle::change_points).
+        oracle: usize,
+    },
     /// The outcomes agree but the whole free spaces (or the present) no longer do.
     StateDiffers {
         /// The structure's free frames from now to the horizon.
@@ -185,12 +194,15 @@ pub struct Differential {
     thorough: bool,
     /// The whole free space is compared up to here at most.
     state_until: Time,
+    /// Whether the structure's size counts change points (checked in thorough runs).
+    sized: bool,
 }
 
 impl Differential {
     /// A fresh structure of `kind` beside a fresh oracle. Outcomes and costs are compared
     /// after every op. `thorough` (tests, fuzzing) also validates the structure and
-    /// compares the whole free space after every op; otherwise (long replays, where both
+    /// compares the whole free space after every op, and the size when the registry says
+    /// it counts change points; otherwise (long replays, where both
     /// are linear in the state) the structure is validated every [`VALIDATE_EVERY`] ops.
     ///
     /// # Errors
@@ -198,7 +210,12 @@ impl Differential {
     /// A structure that needs a horizon gets the default one if the scenario has none
     /// (see [`Kind::config_for`]); the oracle runs with the same.
     pub fn new(kind: Kind, scenario: Scenario, thorough: bool) -> Result<Self, Error> {
-        Self::with_structure(kind.build(scenario.capacity, kind.config_for(scenario.config))?, thorough)
+        let run =
+            Self::with_structure(kind.build(scenario.capacity, kind.config_for(scenario.config))?, thorough)?;
+        Ok(match kind.spec().size_unit {
+            SizeUnit::ChangePoints(_) => run.counting_change_points(),
+            SizeUnit::Own(_) => run,
+        })
     }
 
     /// Any implementation of the trait (a structure of your own, say), fresh, beside an
@@ -215,6 +232,7 @@ impl Differential {
             ops: Vec::new(),
             thorough,
             state_until: Time::MAX,
+            sized: false,
         })
     }
 
@@ -222,6 +240,14 @@ impl Differential {
     /// with a narrower time domain can state), rather than up to the limit.
     pub fn with_state_until(mut self, until: Time) -> Self {
         self.state_until = until;
+        self
+    }
+
+    /// Also compares, in thorough runs, the structure's size with the oracle's count of
+    /// the free set's change points ([`Oracle::change_points`]): for a structure whose
+    /// size counts them, keeping no redundant entry.
+    pub fn counting_change_points(mut self) -> Self {
+        self.sized = true;
         self
     }
 
@@ -247,7 +273,8 @@ impl Differential {
         let kind = disagreement(&got, &expected, Outcome::refusal)
             .or_else(|| self.cost_problem(op_kind, &got))
             .or_else(|| self.validation_problem())
-            .or_else(|| self.state_problem());
+            .or_else(|| self.state_problem())
+            .or_else(|| self.size_problem());
         match kind {
             None => Ok(got),
             Some(kind) => Err(Box::new(Divergence {
@@ -297,6 +324,16 @@ impl Differential {
             structure: structure.1.unwrap_or_default(),
             oracle: oracle.1.unwrap_or_default(),
         })
+    }
+
+    /// A structure whose size counts change points holds as many as the oracle finds
+    /// (thorough runs only: counting them is quadratic in the oracle's state).
+    fn size_problem(&self) -> Option<Disagreement> {
+        if !(self.thorough && self.sized) {
+            return None;
+        }
+        let (structure, oracle) = (self.structure.size(), self.oracle.change_points());
+        (structure != oracle).then_some(Disagreement::SizeDiffers { structure, oracle })
     }
 }
 

@@ -48,6 +48,20 @@ impl Oracle {
         self.busy.iter().map(|b| TimeFrame { start: b.start, end: b.end, free: b.ids.clone() }).collect()
     }
 
+    /// The instants from the present on where the free set changes, the present first:
+    /// what a profile holds, entry for entry, when it keeps no redundant one. Nothing is
+    /// busy at the limit or after, so the free set there is full.
+    pub fn change_points(&self) -> usize {
+        let limit = self.limit();
+        let mut points = self.instants(self.now, limit);
+        if limit > self.now && self.busy.iter().any(|b| b.end == limit) {
+            points.push(limit);
+        }
+        let sets: Vec<RangeSet> =
+            points.iter().map(|&t| if t == limit { self.full() } else { self.free_at(t) }).collect();
+        1 + sets.windows(2).filter(|w| w[0] != w[1]).count()
+    }
+
     /// The last window end accepted now (see [`rules::limit`]).
     pub fn limit(&self) -> Time {
         rules::limit(self.config, self.now)

@@ -30,6 +30,8 @@ pub enum Planted {
     Invalid,
     /// Every `allocate` succeeds and changes nothing.
     IgnoresAllocate,
+    /// `size` counts one record more than the structure holds.
+    MiscountsSize,
 }
 
 /// Forwards every call to the index it wraps, logging it first, with at most one
@@ -127,7 +129,7 @@ impl AvailabilityIndex for Tap {
     }
 
     fn size(&self) -> usize {
-        self.inner.size()
+        self.inner.size() + usize::from(self.fault == Some(Planted::MiscountsSize))
     }
 
     fn last_cost(&self) -> Option<Cost> {

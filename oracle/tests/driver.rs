@@ -85,6 +85,22 @@ fn a_silent_state_change_is_caught_at_once_only_when_thorough() {
 }
 
 #[test]
+fn a_miscounted_size_is_caught_only_where_size_counts_change_points() {
+    let run = |counting: bool| {
+        let mut run = driver(Some(Planted::MiscountsSize), true);
+        if counting {
+            run = run.counting_change_points();
+        }
+        run.step(allocate()).err().map(|d| d.kind)
+    };
+    // Entries at 0 and 10; the tap says 3.
+    assert_eq!(run(true), Some(Disagreement::SizeDiffers { structure: 3, oracle: 2 }));
+    assert_eq!(run(false), None);
+    let mut correct = driver(None, true).counting_change_points();
+    correct.step(allocate()).unwrap();
+}
+
+#[test]
 fn a_divergence_prints_a_reproducer() {
     let mut run = driver(Some(Planted::ClaimsAllFree), false);
     run.step(allocate()).unwrap();

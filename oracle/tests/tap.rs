@@ -45,4 +45,5 @@ fn each_planted_fault_changes_what_it_names() {
     costly.check(0, 5, 1).unwrap();
     let cost = costly.last_cost().unwrap();
     assert!(cost.visited > cost.worst);
+    assert_eq!(build(Planted::MiscountsSize).size(), 2, "a fresh profile's one entry, plus one");
 }

@@ -31,7 +31,7 @@ pub use interval_skip_list::IntervalSkipList;
 pub use partitioned::Partitioned;
 pub use profile::{AugTreeProfile, BTreeProfile, RbTreeProfile, SortedListProfile};
 pub use range_set::RangeSet;
-pub use registry::{Kind, UnknownName};
+pub use registry::{Kind, SizeUnit, UnknownName};
 pub use segment_tree::SegmentTree;
 #[cfg(feature = "planted")]
 pub use shell::planted::{Fault, SHELL_INVARIANTS};

@@ -138,7 +138,7 @@ pub struct Spec {
     /// needs none.
     pub default_horizon_slots: Option<u64>,
     /// What [`AvailabilityIndex::size`] counts.
-    pub size_unit: &'static str,
+    pub size_unit: SizeUnit,
     /// What a [`Cost`](crate::Cost)'s `visited` and `worst` count.
     pub cost_unit: &'static str,
     /// How its `visited / worst` ratios read, for the replay report.
@@ -153,6 +153,26 @@ pub struct Spec {
     pub scans_window_slots: bool,
     /// The paper it comes from.
     pub source: Source,
+}
+
+/// What a structure's [`AvailabilityIndex::size`] counts, named in its own words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeUnit {
+    /// The instants from the present on where the free set changes, the present first:
+    /// a canonical profile's entries. The oracle counts them too, so the differential
+    /// driver checks the size.
+    ChangePoints(&'static str),
+    /// Records of the structure's own, which nothing else counts.
+    Own(&'static str),
+}
+
+impl SizeUnit {
+    /// The unit's name, for reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            SizeUnit::ChangePoints(name) | SizeUnit::Own(name) => name,
+        }
+    }
 }
 
 /// The horizon, in slots, a structure that needs one gets when none is given.
@@ -174,7 +194,7 @@ const fn profile_spec<E: Engine + 'static>(
         description,
         build: build::<E>,
         default_horizon_slots: None,
-        size_unit: "profile entries",
+        size_unit: SizeUnit::ChangePoints("profile entries"),
         cost_unit: "profile entries",
         cost_reading: "Its unit is profile entries and its worst case rbtree-availability-profile's (section IV: m for check, m² for earliest), so it is the paper's own measure.",
         theory,
@@ -217,7 +237,7 @@ impl Kind {
                 description: "an array of time slots over a rolling horizon, each with its free set and the reservations starting in it",
                 build: build::<<SlottedArray as Built>::Engine>,
                 default_horizon_slots: Some(DEFAULT_HORIZON_SLOTS),
-                size_unit: "slots plus reservations",
+                size_unit: SizeUnit::Own("slots plus reservations"),
                 cost_unit: "slots",
                 cost_reading: "Its unit is slots and its worst case every slot of the window (check) or of every candidate window (earliest): a check that admits visits every slot of its window, so admitted checks sit at 100 %.",
                 theory: Theory::uniform("O(window slots): direct indexing", 0.0),
@@ -229,7 +249,7 @@ impl Kind {
                 description: "a segment tree over the slots of a rolling horizon, with lazy range updates",
                 build: build::<<SegmentTree as Built>::Engine>,
                 default_horizon_slots: Some(DEFAULT_HORIZON_SLOTS),
-                size_unit: "tree nodes",
+                size_unit: SizeUnit::Own("tree nodes"),
                 cost_unit: "tree nodes",
                 cost_reading: "Its unit is tree nodes and its worst case 4 nodes a level per range query (6 + 4 per candidate for earliest): a range query touches a fixed share of that bound, so its ratios sit in a narrow band.",
                 theory: Theory::uniform("O(log n)", 0.0),
@@ -241,7 +261,7 @@ impl Kind {
                 description: "the availability profile's change points in Brown's calendar queue with GarQ's per-bucket summaries",
                 build: build::<<CalendarQueue as Built>::Engine>,
                 default_horizon_slots: None,
-                size_unit: "change points",
+                size_unit: SizeUnit::ChangePoints("change points"),
                 cost_unit: "buckets plus change points",
                 cost_reading: "Its unit is buckets plus change points and its worst case every point held plus two bucket visits per day walked: a loose bound, so low ratios say less than the profiles'.",
                 theory: Theory::uniform("O(1) expected", 0.0),
@@ -253,7 +273,7 @@ impl Kind {
                 description: "per-slot 2-D trees of each server's idle periods, searched in two phases",
                 build: build::<<IdlePeriodTrees as Built>::Engine>,
                 default_horizon_slots: None,
-                size_unit: "idle periods, once per tree",
+                size_unit: SizeUnit::Own("idle periods, once per tree"),
                 cost_unit: "tree nodes",
                 cost_reading: "Its unit is tree nodes (Phase 1's primary plus Phase 2's secondary) and its worst case coallocation-2d-trees' L + L² per attempt for a tree of L levels, summed over the candidates earliest tries: aligned time makes Phase 1 mark the whole tree, so ratios sit high.",
                 theory: Theory {
@@ -271,7 +291,7 @@ impl Kind {
                 description: "the reservations in Hanson & Johnson's interval skip list",
                 build: build::<<IntervalSkipList as Built>::Engine>,
                 default_horizon_slots: None,
-                size_unit: "skip-list nodes",
+                size_unit: SizeUnit::Own("skip-list nodes"),
                 cost_unit: "skip-list nodes and markers",
                 cost_reading: "Its unit is skip-list nodes and markers examined and its worst case every node twice plus every marker and every reservation, per candidate tried: a loose bound, so low ratios say less than the profiles'.",
                 theory: Theory::uniform("O(log n) expected, plus the reservations met", 0.0),

@@ -95,7 +95,7 @@ fn every_spec_is_complete_and_its_own() {
         names.push(kind.name());
         for text in [
             spec.description,
-            spec.size_unit,
+            spec.size_unit.name(),
             spec.cost_unit,
             spec.cost_reading,
             spec.source.paper,
