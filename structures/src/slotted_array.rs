@@ -349,7 +349,7 @@ impl Slots {
             .filter(|&(i, _, r)| fits(at.slot_start(i), r))
             .map(|(i, j, _)| (i, j))
             .collect();
-        nth(&places, pick)
+        crate::shell::planted::nth(&places, pick)
     }
 
     /// Breaks invariant `invariant` of [`INVARIANTS`](Engine::INVARIANTS) at the `pick`-th
@@ -391,7 +391,7 @@ impl Slots {
                     .filter_map(|i| Some((i, at.slot_start(i).checked_add(w).filter(|&e| e <= at.limit)?)))
                     .filter(|&(i, e)| self.slots[i].starts.iter().all(|r| r.key() != (e, 0)))
                     .collect();
-                let Some((i, end)) = nth(&places, pick) else { return false };
+                let Some((i, end)) = crate::shell::planted::nth(&places, pick) else { return false };
                 self.insert(i, at.slot_start(i), Reservation { end, ids: RangeSet::new() });
             }
             // The id past the capacity: it changes neither the key nor any free set.
@@ -407,7 +407,7 @@ impl Slots {
             7 => {
                 let places: Vec<_> =
                     (0..self.slots.len()).filter(|&i| self.slots[i].starts.len() > 1).collect();
-                let Some(i) = nth(&places, pick) else { return false };
+                let Some(i) = crate::shell::planted::nth(&places, pick) else { return false };
                 self.slots[i].starts.swap(0, 1);
             }
             // A copy of a reservation in its next slot: it overlaps the original there and
@@ -431,10 +431,4 @@ impl Slots {
         }
         true
     }
-}
-
-/// The `pick`-th of `places` (modulo their number), if any.
-#[cfg(feature = "planted")]
-fn nth<T: Copy>(places: &[T], pick: u64) -> Option<T> {
-    places.get((pick % places.len().max(1) as u64) as usize).copied()
 }

@@ -11,9 +11,9 @@
 //! their markers, which stay correct, though no longer always maximal.
 
 use super::Reservations;
-#[cfg(feature = "planted")]
-use crate::shell::Basis;
 use crate::shell::Engine;
+#[cfg(feature = "planted")]
+use crate::shell::{planted::nth, Basis};
 use crate::{Invalid, RangeSet, Time};
 
 /// Levels of the head; a node's height is at most this.
@@ -548,10 +548,4 @@ impl List {
         let at = markers.iter().position(|&m| m == i).expect("marked where it says");
         markers.swap_remove(at);
     }
-}
-
-/// The `pick`-th of `places` (modulo their number), if there is any (feature `planted`).
-#[cfg(feature = "planted")]
-fn nth<T: Copy>(places: &[T], pick: u64) -> Option<T> {
-    (!places.is_empty()).then(|| places[(pick % places.len() as u64) as usize])
 }

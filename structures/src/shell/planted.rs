@@ -49,3 +49,9 @@ pub(super) fn corrupt(at: &mut Basis, invariant: usize) -> bool {
     }
     true
 }
+
+/// The `pick`-th of `places` (modulo their number), if there is any: where an engine
+/// breaks an invariant, from the places its state offers.
+pub(crate) fn nth<T: Copy>(places: &[T], pick: u64) -> Option<T> {
+    places.get((pick % places.len().max(1) as u64) as usize).copied()
+}
