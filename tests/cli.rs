@@ -368,8 +368,21 @@ fn verify_external_shows_and_shrinks_each_symptom_of_two_bugs() {
     let dir = std::env::temp_dir().join(format!("resbench-cli-symptoms-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let two = adapter("two_bugs.py");
-    let args =
-        ["verify", "--external", &two, "--source", "random", "--ops", "2000", "--out", dir.to_str().unwrap()];
+    // Enough cases, and a bound high enough, that both symptoms show whatever order the
+    // generator meets them in.
+    let args = [
+        "verify",
+        "--external",
+        &two,
+        "--source",
+        "random",
+        "--ops",
+        "6000",
+        "--max-divergences",
+        "100",
+        "--out",
+        dir.to_str().unwrap(),
+    ];
     let (ok, out, err) = resbench(&args);
     assert!(!ok && err.contains("2 symptom(s) shown"), "{out}{err}");
     for (symptom, file, last) in [

@@ -112,14 +112,18 @@ enum Draw {
     ReleaseBusy,
     /// An op every structure must refuse.
     Invalid,
+    /// A check, an earliest start or an allocation of a check's answer anywhere in the
+    /// time left, for up to all of it: points far apart and near the end of time, where
+    /// sums of times overflow.
+    Far,
 }
 
 /// The draws and their weights (out of 100); swarm bit `i` switches `DRAWS[i]` on, so
 /// the order is part of every recorded [`Swarm`].
-const DRAWS: [(Draw, u64); 11] = [
-    (Draw::Op(OpKind::Check), 14),
+const DRAWS: [(Draw, u64); 12] = [
+    (Draw::Op(OpKind::Check), 12),
     (Draw::Op(OpKind::Earliest), 12),
-    (Draw::AllocateAnswer, 20),
+    (Draw::AllocateAnswer, 18),
     (Draw::Op(OpKind::Allocate), 6),
     (Draw::ReleaseBusy, 14),
     (Draw::Op(OpKind::Release), 4),
@@ -128,6 +132,7 @@ const DRAWS: [(Draw, u64); 11] = [
     (Draw::Op(OpKind::Advance), 10),
     (Draw::Op(OpKind::LoadFrames), 4),
     (Draw::Invalid, 4),
+    (Draw::Far, 4),
 ];
 
 /// Swarm testing: each bit switches one kind of op on, so that some runs see rare
@@ -206,6 +211,26 @@ pub fn op(oracle: &Oracle, swarm: Swarm, c: &mut impl Choices) -> Op {
         Draw::Op(OpKind::Advance) => Op::Advance { now: now + c.below(5) },
         Draw::Op(OpKind::LoadFrames) => load_frames(oracle, c),
         Draw::Invalid => invalid(oracle, c),
+        Draw::Far => far(oracle, c),
+    }
+}
+
+/// A check, an earliest start or an allocation of the lowest ids a check finds free, at
+/// a start anywhere in the time left (up to the limit) and for up to all of it; a window
+/// past the limit is refused alike by every structure.
+fn far(oracle: &Oracle, c: &mut impl Choices) -> Op {
+    let now = oracle.now();
+    let left = oracle.limit().saturating_sub(now).max(1);
+    let start = now + c.below(left);
+    let end = start.saturating_add(c.within(1, left.saturating_add(1)));
+    let n = count(oracle.capacity(), c);
+    match c.below(3) {
+        0 => Op::Check { start, end, n },
+        1 => Op::Earliest { ready: start, duration: end - start, n },
+        _ => match oracle.check(start, end, n) {
+            Ok(Some(free)) => Op::Allocate { start, end, set: free.first(u64::from(n)).unwrap_or(free) },
+            _ => Op::Allocate { start, end, set: RangeSet::full(oracle.capacity()) },
+        },
     }
 }
 
