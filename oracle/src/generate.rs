@@ -68,12 +68,12 @@ pub fn scenario(c: &mut impl Choices) -> Scenario {
 }
 
 fn time(now: Time, c: &mut impl Choices) -> Time {
-    now + c.below(SPAN)
+    now.saturating_add(c.below(SPAN))
 }
 
 fn window(now: Time, c: &mut impl Choices) -> (Time, Time) {
     let start = time(now, c);
-    (start, start + c.within(1, 16))
+    (start, start.saturating_add(c.within(1, 16)))
 }
 
 /// A count of ids; among thousands, half of them at least 2^11.
@@ -113,8 +113,8 @@ enum Draw {
     /// An op every structure must refuse.
     Invalid,
     /// A check, an earliest start or an allocation of a check's answer anywhere in the
-    /// time left, for up to all of it: points far apart and near the end of time, where
-    /// sums of times overflow.
+    /// time left, for up to all of it, or a move of the present there: points far apart
+    /// and near the end of time, where sums of times overflow.
     Far,
 }
 
@@ -208,7 +208,7 @@ pub fn op(oracle: &Oracle, swarm: Swarm, c: &mut impl Choices) -> Op {
             Op::Options { from, to, min_duration: c.below(4), min_n: c.below(u64::from(capacity) + 1) as u32 }
         }
         Draw::Op(OpKind::Advance) if now > 0 && c.percent(10) => Op::Advance { now: now - 1 },
-        Draw::Op(OpKind::Advance) => Op::Advance { now: now + c.below(5) },
+        Draw::Op(OpKind::Advance) => Op::Advance { now: now.saturating_add(c.below(5)) },
         Draw::Op(OpKind::LoadFrames) => load_frames(oracle, c),
         Draw::Invalid => invalid(oracle, c),
         Draw::Far => far(oracle, c),
@@ -216,17 +216,19 @@ pub fn op(oracle: &Oracle, swarm: Swarm, c: &mut impl Choices) -> Op {
 }
 
 /// A check, an earliest start or an allocation of the lowest ids a check finds free, at
-/// a start anywhere in the time left (up to the limit) and for up to all of it; a window
-/// past the limit is refused alike by every structure.
+/// a start anywhere in the time left (up to the limit) and for up to all of it, or a move
+/// of the present to that start or to the limit itself; a window past the limit is
+/// refused alike by every structure.
 fn far(oracle: &Oracle, c: &mut impl Choices) -> Op {
     let now = oracle.now();
     let left = oracle.limit().saturating_sub(now).max(1);
     let start = now + c.below(left);
     let end = start.saturating_add(c.within(1, left.saturating_add(1)));
     let n = count(oracle.capacity(), c);
-    match c.below(3) {
+    match c.below(4) {
         0 => Op::Check { start, end, n },
         1 => Op::Earliest { ready: start, duration: end - start, n },
+        2 => Op::Advance { now: if c.percent(25) { oracle.limit() } else { start } },
         _ => match oracle.check(start, end, n) {
             Ok(Some(free)) => Op::Allocate { start, end, set: free.first(u64::from(n)).unwrap_or(free) },
             _ => Op::Allocate { start, end, set: RangeSet::full(oracle.capacity()) },
@@ -268,7 +270,7 @@ fn release_busy(oracle: &Oracle, c: &mut impl Choices) -> Op {
 /// Rebuilds from the current free frames, one dropped at times, or from random ones.
 fn load_frames(oracle: &Oracle, c: &mut impl Choices) -> Op {
     let now = oracle.now();
-    let to = oracle.limit().min(now + SPAN);
+    let to = oracle.limit().min(now.saturating_add(SPAN));
     let mut frames = if now < to { oracle.free_frames(now, to).unwrap_or_default() } else { Vec::new() };
     if !frames.is_empty() && c.percent(30) {
         frames.remove(c.below(frames.len() as u64) as usize);
@@ -288,15 +290,15 @@ fn invalid(oracle: &Oracle, c: &mut impl Choices) -> Op {
     let t = time(now, c);
     match c.below(7) {
         0 => Op::Check { start: t, end: t, n: 1 },
-        1 => Op::Check { start: t, end: t + 1, n: [0, capacity + 1][c.below(2) as usize] },
+        1 => Op::Check { start: t, end: t.saturating_add(1), n: [0, capacity + 1][c.below(2) as usize] },
         2 => Op::Earliest { ready: Time::MAX - c.below(3), duration: c.within(1, 9), n: 1 },
-        3 => Op::Allocate { start: t, end: t + 1, set: RangeSet::new() },
+        3 => Op::Allocate { start: t, end: t.saturating_add(1), set: RangeSet::new() },
         4 => Op::Release {
             start: limit.saturating_sub(1),
             end: limit.saturating_add(c.within(1, 4)),
             set: RangeSet::full(capacity),
         },
-        5 if now > 0 => Op::Check { start: now - 1, end: now + 1, n: 1 },
+        5 if now > 0 => Op::Check { start: now - 1, end: now.saturating_add(1), n: 1 },
         _ => Op::Earliest { ready: t, duration: 0, n: 1 },
     }
 }

@@ -172,6 +172,12 @@ struct Outcome {
 
 /// Part `part` of [`PARTS`] of `kind`'s suite.
 fn suite(kind: Kind, part: u32) -> Outcome {
+    // Reports, reproducers and run files name a structure by what it answers here.
+    let named = kind.build(1, kind.config_for(structures::Config::default())).map(|s| s.name());
+    if named != Ok(kind.name()) {
+        let failure = format!("it names itself {named:?}, its registry entry {:?}", kind.name());
+        return Outcome { kind, ops: 0, cases: 0, failure: Some(failure) };
+    }
     KIND.set(Some(kind));
     OPS.set(0);
     let cases = Cell::new(0);
