@@ -202,8 +202,8 @@ impl Differential {
     /// A fresh structure of `kind` beside a fresh oracle. Outcomes and costs are compared
     /// after every op. `thorough` (tests, fuzzing) also validates the structure and
     /// compares the whole free space after every op, and the size when the registry says
-    /// it counts change points; otherwise (long replays, where both
-    /// are linear in the state) the structure is validated every [`VALIDATE_EVERY`] ops.
+    /// it counts change points; otherwise (long replays, where both are linear in the
+    /// state) the structure is validated every [`VALIDATE_EVERY`] ops.
     ///
     /// # Errors
     /// [`Error::BadConfig`] for a scenario no index can be built with.
