@@ -8,7 +8,7 @@ use std::any::Any;
 use std::cell::Cell;
 use std::fmt::Debug;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Once, OnceLock};
 use std::thread;
 
 use oracle::generate::{self, Drawn, Swarm};
@@ -140,6 +140,24 @@ impl FailurePersistence for CommittedSeeds {
 /// The suite's seeds: the committed file, and new ones under the target folder.
 static SEEDS: OnceLock<CommittedSeeds> = OnceLock::new();
 
+/// Under `RESBENCH_FAIL_FAST` (`ci/mutants` sets it), the first panic anywhere in this
+/// binary ends the process with libtest's failure code: a mutant is caught by its first
+/// failing check instead of waiting for the other tests, which a mutant can make very
+/// slow. Nothing panics in a passing run (a failure the suite expects is an `Err`), so
+/// this changes no verdict, only how soon a failing run ends.
+fn fail_fast() {
+    static HOOK: Once = Once::new();
+    if std::env::var_os("RESBENCH_FAIL_FAST").is_some() {
+        HOOK.call_once(|| {
+            let report = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                report(info);
+                std::process::exit(101);
+            }));
+        });
+    }
+}
+
 /// Cases per structure (split over [`PARTS`]); `PROPTEST_CASES` overrides it for longer
 /// runs, and `PROPTEST_MAX_SHRINK_ITERS` the shrinking (`ci/mutants` sets 0: a caught
 /// mutant needs no minimal case).
@@ -209,6 +227,7 @@ fn structures() -> Vec<Kind> {
 
 #[test]
 fn every_registered_structure_matches_the_oracle() {
+    fail_fast();
     // Two workers take the parts in turn: the machines this runs on have two cores.
     let jobs: Vec<(Kind, u32)> =
         structures().into_iter().flat_map(|k| (0..PARTS).map(move |p| (k, p))).collect();
@@ -262,6 +281,7 @@ fn every_registered_structure_matches_the_oracle() {
 /// the committed file is byte for byte what it was.
 #[test]
 fn a_failure_leaves_the_committed_seeds_untouched() {
+    fail_fast();
     let committed = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/differential.proptest-regressions");
     let before = std::fs::read(committed).unwrap();
     let persistence = CommittedSeeds::new(&format!("failing-{}.txt", std::process::id()));
@@ -342,6 +362,7 @@ fn counted_work(kind: Kind) -> String {
 /// rewrites `work-counts.txt` (every structure's line); commit it with the change.
 #[test]
 fn the_work_counted_on_a_fixed_stream_is_the_recorded_one() {
+    fail_fast();
     let kinds = structures();
     let counted: Vec<String> = thread::scope(|s| {
         let halves: Vec<_> = kinds
@@ -384,6 +405,7 @@ fn the_work_counted_on_a_fixed_stream_is_the_recorded_one() {
 /// states; this shows it is not a check that never fails.
 #[test]
 fn validate_refuses_every_invariant_broken() {
+    fail_fast();
     for kind in structures() {
         let mut broken: Vec<u64> = Vec::new();
         let mut names = Vec::new();
