@@ -697,3 +697,110 @@ fn fcfs_eds_runs_in_the_papers_counted_model_by_default_and_in_ours_on_request()
         "{out}"
     );
 }
+
+/// Sets every run file's wall time in `dir` to 0, the one field no two runs share, and
+/// returns the files' texts by name.
+fn without_wall_times(dir: &std::path::Path) -> std::collections::BTreeMap<String, String> {
+    let mut files = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let mut json: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            json["wall_seconds"] = 0.0.into();
+            let text = serde_json::to_string_pretty(&json).unwrap();
+            std::fs::write(&path, &text).unwrap();
+            files.insert(path.file_name().unwrap().to_string_lossy().into_owned(), text);
+        }
+    }
+    files
+}
+
+/// `resbench report` on every run file in `dir`, into `dir`: the pages and plots it
+/// wrote, by name, or its error.
+fn report_of(dir: &std::path::Path) -> Result<std::collections::BTreeMap<String, String>, String> {
+    let mut runs: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    runs.sort();
+    let args: Vec<&str> = ["report"]
+        .into_iter()
+        .chain(runs.iter().map(String::as_str))
+        .chain(["--out", dir.to_str().unwrap()])
+        .collect();
+    let (ok, _, err) = resbench(&args);
+    if !ok {
+        return Err(err);
+    }
+    Ok(std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md" || e == "html" || e == "svg"))
+        .map(|p| {
+            (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap())
+        })
+        .collect())
+}
+
+#[test]
+fn a_sweep_run_in_four_shards_merges_into_the_single_runs_report() {
+    let base = std::env::temp_dir().join(format!("resbench-cli-shards-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let out = base.join("out");
+    let sweep = [
+        "replay",
+        "--policy",
+        "coalloc",
+        "--synthetic",
+        "150",
+        "--capacity",
+        "16",
+        "--slot",
+        "300",
+        "--structure",
+        "rbtree,list",
+        "--ar-fraction",
+        "0,0.5,1",
+        "--trim",
+        "10",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let (ok, single, err) = resbench(&sweep);
+    assert!(ok, "{err}");
+    assert_eq!(single.matches(&identical(2)).count(), 3, "{single}");
+    let files = without_wall_times(&out);
+    assert_eq!(files.len(), 6);
+    let report = report_of(&out).unwrap();
+    std::fs::rename(&out, base.join("single")).unwrap();
+
+    for k in 1..=4 {
+        let (ok, text, err) = resbench(&[&sweep[..], &["--shard", &format!("{k}/4"), "-j", "1"]].concat());
+        assert!(ok, "{err}");
+        assert!(
+            text.contains(&format!("shard {k}/4: {} of the sweep's 6 runs", if k <= 2 { 2 } else { 1 })),
+            "{text}"
+        );
+        if k == 3 {
+            // A shard not run yet: the report refuses, naming the sweep.
+            let err = report_of(&out).unwrap_err();
+            assert!(
+                err.contains("5 run files of the 6 runs of `resbench replay --policy coalloc")
+                    && err.contains("run every --shard K/N"),
+                "{err}"
+            );
+        }
+    }
+    // Byte for byte the single run's files (whose command names neither --shard nor -j)
+    // and report.
+    assert_eq!(without_wall_times(&out), files);
+    assert_eq!(report_of(&out).unwrap(), report);
+    let (ok, _, err) = resbench(&["replay", "--shard", "5/4", "--out", out.to_str().unwrap()]);
+    assert!(!ok && err.contains("expected K/N with 1 <= K <= N"), "{err}");
+    let (ok, _, err) = resbench(&["replay", "--ar-fraction", "0.5,0.5"]);
+    assert!(!ok && err.contains("--ar-fraction 0.5 is given twice"), "{err}");
+    std::fs::remove_dir_all(base).unwrap();
+}

@@ -12,6 +12,16 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// Run files of a sweep made in shards miss some of its runs, or hold one twice.
+    #[error("{have} run files of the {want} runs of `{command}`: {}", if have < want { "run every --shard K/N of it first" } else { "give each run's file once" })]
+    IncompleteSweep {
+        /// The sweep's command.
+        command: String,
+        /// The run files given.
+        have: usize,
+        /// The runs the sweep makes.
+        want: usize,
+    },
     /// A folder could not be created.
     #[error("cannot create {}: {}", path.display(), cause)]
     CreateDir {

@@ -65,6 +65,11 @@ pub struct RunFile {
     /// For policies that retry (coallocation-2d-trees): attempts and waits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempts: Option<AttemptMetrics>,
+    /// The runs `command` makes in all (structures × fractions, over every `--shard`),
+    /// so that a report can tell a sweep with a shard missing (absent in files written
+    /// before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep_runs: Option<usize>,
 }
 
 /// The width of fcfs-eds-slotted-array's sliding utilisation window, in slots (section
@@ -270,6 +275,8 @@ pub struct Setup {
     pub options: Options,
     /// Calls dropped at each end before summarising.
     pub trim: usize,
+    /// The runs the command makes in all, over every shard.
+    pub sweep_runs: Option<usize>,
 }
 
 impl RunFile {
@@ -308,6 +315,7 @@ impl RunFile {
                 None => Vec::new(),
             },
             attempts: AttemptMetrics::new(&run.trials),
+            sweep_runs: setup.sweep_runs,
         }
     }
 

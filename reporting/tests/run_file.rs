@@ -36,6 +36,7 @@ fn record() -> RunFile {
         config: Config::default(),
         options,
         trim: 10,
+        sweep_runs: None,
     };
     RunFile::new(&setup, &load, &run)
 }

@@ -13,8 +13,73 @@ pub mod rspb;
 /// This process's command line as a user would retype it: `resbench` and its arguments,
 /// quoted where they hold spaces.
 pub fn command_line() -> String {
-    let args = std::env::args().skip(1).map(|a| if a.contains(' ') { format!("'{a}'") } else { a });
+    retyped(std::env::args().skip(1))
+}
+
+/// The command line of the whole run this process is a part of: [`command_line`] without
+/// `--shard` and `-j`, which change neither the runs nor their files, so that every
+/// shard's run files name the command of the run they add up to.
+pub fn whole_command_line() -> String {
+    without_parts(std::env::args().skip(1))
+}
+
+fn without_parts(args: impl Iterator<Item = String>) -> String {
+    let mut kept = Vec::new();
+    let mut skip_value = false;
+    for arg in args {
+        if std::mem::take(&mut skip_value) {
+            continue;
+        }
+        match arg.as_str() {
+            "--shard" | "--jobs" | "-j" => skip_value = true,
+            a if a.starts_with("--shard=") || a.starts_with("--jobs=") => {}
+            a if a.starts_with("-j") && a.len() > 2 => {}
+            _ => kept.push(arg),
+        }
+    }
+    retyped(kept.into_iter())
+}
+
+fn retyped(args: impl Iterator<Item = String>) -> String {
+    let args = args.map(|a| if a.contains(' ') { format!("'{a}'") } else { a });
     std::iter::once("resbench".to_owned()).chain(args).collect::<Vec<_>>().join(" ")
+}
+
+/// The most parts `--shard` splits a sweep into.
+pub const MAX_SHARDS: u32 = 10_000;
+
+/// `--shard K/N`: the K-th (from 1) of N deterministic parts of a sweep's runs. Run `i`
+/// of the sweep (in the order a single run makes them) belongs to part `i mod N + 1`, so
+/// the parts are as even as the runs allow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// Which part, from 1.
+    pub index: u32,
+    /// How many parts.
+    pub count: u32,
+}
+
+impl Shard {
+    /// Whether the sweep's run number `run` (from 0) belongs to this part.
+    pub fn owns(self, run: usize) -> bool {
+        run % self.count as usize == (self.index - 1) as usize
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let parse = |part: &str| part.trim().parse::<u32>().ok();
+        match s.split_once('/').map(|(k, n)| (parse(k), parse(n))) {
+            Some((Some(index), Some(count)))
+                if (1..=MAX_SHARDS).contains(&count) && (1..=count).contains(&index) =>
+            {
+                Ok(Shard { index, count })
+            }
+            _ => Err(format!("expected K/N with 1 <= K <= N <= {MAX_SHARDS}, e.g. 2/4")),
+        }
+    }
 }
 
 /// The most independent runs `-j` runs at once: more threads than runs would idle.

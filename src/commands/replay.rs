@@ -17,7 +17,7 @@ use traces::synthetic::Synthetic;
 use traces::workload::{declared_capacity, workload, Workload};
 use traces::{limits, period, swf};
 
-use crate::commands::{command_line, thread_pool, MAX_JOBS};
+use crate::commands::{thread_pool, whole_command_line, Shard, MAX_JOBS};
 use structures::{Config, Kind};
 use traces::{BUNDLED_NAME, BUNDLED_TRACE};
 
@@ -103,9 +103,11 @@ pub struct Args {
     /// ends (ours) [default: run-time].
     #[arg(long, value_parser = PossibleValuesParser::new(Length::VARIANTS).try_map(|s| s.parse::<Length>()))]
     length: Option<Length>,
-    /// The fraction of jobs that are advance reservations (start 0-3 h after submit).
-    #[arg(long, default_value_t = 0.0)]
-    ar_fraction: f64,
+    /// The fraction of jobs that are advance reservations (start 0-3 h after submit), or
+    /// a sweep of fractions, comma-separated: each is replayed on every structure, and
+    /// the runs of the whole sweep share the -j threads.
+    #[arg(long, default_value = "0", value_delimiter = ',', num_args = 1)]
+    ar_fraction: Vec<f64>,
     /// Seeds the choice of advance reservations and the synthetic workload.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -121,6 +123,12 @@ pub struct Args {
     /// and a report of them (`index.md`, `index.html` and plots).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Run only the K-th of N deterministic parts of the runs (structures × fractions)
+    /// and write their run files, without a report: run every part, on this machine or
+    /// others, then `resbench report` on all their run files makes the single run's
+    /// report.
+    #[arg(long, value_name = "K/N", requires = "out")]
+    shard: Option<Shard>,
     /// Replay only the jobs submitted on or after this date (YYYY-MM-DD, the log's
     /// local time when its header gives `TimeZone`).
     #[arg(long)]
@@ -188,7 +196,7 @@ fn policy_parameters(args: &Args, policy: PolicyKind) -> Result<Option<Windows>>
             owners.join(" and ")
         );
     }
-    if args.ar_fraction > 0.0 && policy.takes(Parameter::Lead) {
+    if args.ar_fraction.iter().any(|&f| f > 0.0) && policy.takes(Parameter::Lead) {
         bail!("--ar-fraction: every request of --policy {policy} is an advance reservation already");
     }
     if !policy.takes(Parameter::Lead) {
@@ -205,11 +213,29 @@ fn policy_parameters(args: &Args, policy: PolicyKind) -> Result<Option<Windows>>
     Ok(Some(windows))
 }
 
+/// The most fractions one `--ar-fraction` sweep takes.
+const MAX_FRACTIONS: usize = 101;
+
+/// `--ar-fraction`'s values, checked: each between 0 and 1, none twice (two runs would
+/// write one file), at most [`MAX_FRACTIONS`].
+fn fractions(given: &[f64]) -> Result<&[f64]> {
+    if given.len() > MAX_FRACTIONS {
+        bail!("--ar-fraction: {} values, more than {MAX_FRACTIONS}", given.len());
+    }
+    for (i, &f) in given.iter().enumerate() {
+        if !(0.0..=1.0).contains(&f) {
+            bail!("--ar-fraction {f} is not between 0 and 1");
+        }
+        if given[..i].contains(&f) {
+            bail!("--ar-fraction {f} is given twice");
+        }
+    }
+    Ok(given)
+}
+
 /// Runs the command.
 pub fn run(args: &Args) -> Result<()> {
-    if !(0.0..=1.0).contains(&args.ar_fraction) {
-        bail!("--ar-fraction {} is not between 0 and 1", args.ar_fraction);
-    }
+    let fractions = fractions(&args.ar_fraction)?;
     let policy: PolicyKind = args.policy.parse().map_err(anyhow::Error::msg)?;
     let windows = policy_parameters(args, policy)?;
     let kinds = structures_named(&args.structure)?;
@@ -220,44 +246,89 @@ pub fn run(args: &Args) -> Result<()> {
     let mut config = Config { slot: args.slot, horizon: args.horizon };
     let attempts = coalloc_attempts(args, policy, &mut config)?;
     config.validate(load.capacity).map_err(|e| anyhow::anyhow!("--slot/--horizon: {e}"))?;
-    let options = Options {
-        policy,
-        mode: args.mode.unwrap_or(match windows {
-            Some(w) if w.model == Model::Counted => Mode::PlanOnly,
-            _ => Mode::Simulate,
-        }),
-        compress: !args.no_compress,
-        ar_fraction: args.ar_fraction,
-        seed: args.seed,
-        windows,
-        attempts,
-    };
-    print_setup(args, &info, &load, &options)?;
-    if config.horizon.is_none() && kinds.iter().any(|k| k.needs_horizon()) {
-        config.horizon = Some(horizon_for(&load, config.slot, &options)?);
-    }
-    match config.horizon {
-        Some(h) => {
-            outln!("slot {}, horizon {h} ({} slots), for every structure", config.slot, h / config.slot)?
+    print_workload(args, &info, &load)?;
+    // One setup per fraction, each with its own horizon when one is computed (the
+    // reservations' starts move the last end), and the structures that can take it.
+    let mut setups = Vec::new();
+    let mut jobs = Vec::new();
+    for &ar_fraction in fractions {
+        let options = Options {
+            policy,
+            mode: args.mode.unwrap_or(match windows {
+                Some(w) if w.model == Model::Counted => Mode::PlanOnly,
+                _ => Mode::Simulate,
+            }),
+            compress: !args.no_compress,
+            ar_fraction,
+            seed: args.seed,
+            windows,
+            attempts,
+        };
+        print_scheduler(args, &options)?;
+        let mut config = config;
+        if config.horizon.is_none() && kinds.iter().any(|k| k.needs_horizon()) {
+            config.horizon = Some(horizon_for(&load, config.slot, &options)?);
         }
-        None if config.slot > 1 => outln!("slot {}, no horizon, for every structure", config.slot)?,
-        None => {}
+        match config.horizon {
+            Some(h) => {
+                outln!("slot {}, horizon {h} ({} slots), for every structure", config.slot, h / config.slot)?
+            }
+            None if config.slot > 1 => outln!("slot {}, no horizon, for every structure", config.slot)?,
+            None => {}
+        }
+        let setup = ReplayConfig { config, options, verify: args.verify };
+        jobs.extend(runnable(&kinds, &load, &setup)?.into_iter().map(|kind| (setups.len(), kind)));
+        setups.push(setup);
+    }
+    let total = jobs.len();
+    if let Some(shard) = args.shard {
+        jobs = jobs.into_iter().enumerate().filter(|&(i, _)| shard.owns(i)).map(|(_, job)| job).collect();
+        outln!("shard {}/{}: {} of the sweep's {total} runs", shard.index, shard.count, jobs.len())?;
     }
     let pool = thread_pool(args.jobs)?;
-    let runs = replay_each(&kinds, &load, &ReplayConfig { config, options, verify: args.verify }, &pool)?;
-    out!("{}", table(&runs, args.trim))?;
-    compare_schedules(&runs)?;
-    print_schedule(&runs, &load, options.mode)?;
+    let runs = replay_each(&jobs, &setups, &load, &pool)?;
+    let mut by_setup: Vec<Vec<Run>> = setups.iter().map(|_| Vec::new()).collect();
+    for (&(index, _), run) in jobs.iter().zip(runs) {
+        by_setup[index].push(run);
+    }
+    let command = whole_command_line();
+    let mut files = Vec::new();
+    for (setup, runs) in setups.iter().zip(&by_setup) {
+        if runs.is_empty() {
+            continue;
+        }
+        if setups.len() > 1 {
+            outln!("== advance reservations {} %", 100.0 * setup.options.ar_fraction)?;
+        }
+        out!("{}", table(runs, args.trim))?;
+        compare_schedules(runs)?;
+        print_schedule(runs, &load, setup.options.mode)?;
+        if args.out.is_some() {
+            let setup = Setup {
+                command: command.clone(),
+                trace: info.clone(),
+                config: setup.config,
+                options: setup.options,
+                trim: args.trim,
+                sweep_runs: Some(total),
+            };
+            files.extend(runs.iter().map(|run| RunFile::new(&setup, &load, run)));
+        }
+    }
     if args.verify {
         outln!("divergences: 0")?;
     }
     if let Some(dir) = &args.out {
-        let setup = Setup { command: command_line(), trace: info, config, options, trim: args.trim };
-        let files: Vec<RunFile> = runs.iter().map(|run| RunFile::new(&setup, &load, run)).collect();
         for file in &files {
             outln!("wrote {}", file.write(dir)?.display())?;
         }
-        outln!("wrote {}", report::render(&files, dir, &setup.command)?.display())?;
+        match args.shard {
+            None => outln!("wrote {}", report::render(&files, dir, &command)?.display())?,
+            Some(_) => outln!(
+                "no report from one shard: once every shard has run, `resbench report {}/*.json --out {0}` makes it",
+                dir.display()
+            )?,
+        }
     }
     Ok(())
 }
@@ -289,8 +360,8 @@ fn coalloc_attempts(args: &Args, policy: PolicyKind, config: &mut Config) -> Res
     Ok(Some(attempts))
 }
 
-/// Prints what is replayed and how: the trace, what was left out, and the scheduler.
-fn print_setup(args: &Args, info: &TraceInfo, load: &Workload, options: &Options) -> Result<()> {
+/// Prints what is replayed: the trace and what was left out.
+fn print_workload(args: &Args, info: &TraceInfo, load: &Workload) -> Result<()> {
     outln!("trace: {} ({} jobs read, capacity {})", info.name, info.jobs_read, load.capacity)?;
     for (reason, count) in &info.skipped {
         outln!("jobs not replayed, {reason}: {count}")?;
@@ -300,6 +371,11 @@ fn print_setup(args: &Args, info: &TraceInfo, load: &Workload, options: &Options
         load.requests.len(),
         if args.verify { ", verified against the oracle" } else { "" }
     )?;
+    Ok(())
+}
+
+/// Prints how it is scheduled.
+fn print_scheduler(args: &Args, options: &Options) -> Result<()> {
     outln!(
         "scheduler: {} ({}), {:?}{}, advance reservations {:.0} %, seed {}, {} calls trimmed at each end",
         options.label(),
@@ -313,16 +389,10 @@ fn print_setup(args: &Args, info: &TraceInfo, load: &Workload, options: &Options
     Ok(())
 }
 
-/// Replays `load` on each of `kinds`, as many at a time as `pool` has threads, each with
-/// a progress bar while it runs; the runs come back in the order of `kinds`. With several
-/// kinds, one that cannot take the configuration is skipped, saying why; alone, it is an
-/// error that says which flags change it.
-fn replay_each(
-    kinds: &[Kind],
-    load: &Workload,
-    setup: &ReplayConfig,
-    pool: &rayon::ThreadPool,
-) -> Result<Vec<Run>> {
+/// The structures of `kinds` that can take `setup`'s configuration, saying what a
+/// window-scanning one is in for. With several kinds, one that cannot is skipped, saying
+/// why; alone, it is an error that says which flags change it.
+fn runnable(kinds: &[Kind], load: &Workload, setup: &ReplayConfig) -> Result<Vec<Kind>> {
     let mut runnable = Vec::new();
     for &kind in kinds {
         match (kinds.len() > 1, kind.build(load.capacity, kind.config_for(setup.config))) {
@@ -340,15 +410,30 @@ fn replay_each(
         }
         runnable.push(kind);
     }
+    Ok(runnable)
+}
+
+/// Replays `load` for each job (a setup of `setups` and a structure), as many at a time
+/// as `pool` has threads, each with a progress bar while it runs; the runs come back in
+/// the order of `jobs`.
+fn replay_each(
+    jobs: &[(usize, Kind)],
+    setups: &[ReplayConfig],
+    load: &Workload,
+    pool: &rayon::ThreadPool,
+) -> Result<Vec<Run>> {
     let style = ProgressStyle::with_template("{prefix:>9} [{bar:30}] {pos}/{len} jobs {per_sec} eta {eta}")?
         .progress_chars("=> ");
     let bars = MultiProgress::new();
     let runs: Vec<_> = pool.install(|| {
-        runnable
-            .par_iter()
-            .map(|&kind| {
+        jobs.par_iter()
+            .map(|&(index, kind)| {
+                let setup = &setups[index];
                 let bar = bars.add(ProgressBar::new(load.requests.len() as u64).with_style(style.clone()));
-                bar.set_prefix(kind.name());
+                bar.set_prefix(match setups.len() {
+                    1 => kind.name().to_owned(),
+                    _ => format!("{kind} ρ={}", setup.options.ar_fraction),
+                });
                 let run = replay(kind, load, setup, &mut Progress(&bar));
                 bar.finish_and_clear();
                 bars.remove(&bar);
@@ -356,7 +441,7 @@ fn replay_each(
             })
             .collect()
     });
-    // The first failure in the registry's order, whatever order they happened in.
+    // The first failure in the sweep's order, whatever order they happened in.
     runs.into_iter().map(|run| run.map_err(anyhow::Error::from)).collect()
 }
 

@@ -72,6 +72,23 @@ fn groups(runs: &[RunFile]) -> Vec<Group<'_>> {
     groups
 }
 
+/// Refuses a sweep with runs missing (a shard not run, or its files not given) or given
+/// twice: each command that recorded its sweep's size must bring exactly that many files.
+fn complete(runs: &[RunFile]) -> Result<()> {
+    let mut sweeps: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
+    for run in runs {
+        if let Some(want) = run.sweep_runs {
+            sweeps.entry(&run.command).or_insert((0, want)).0 += 1;
+        }
+    }
+    match sweeps.into_iter().find(|(_, (have, want))| have != want) {
+        Some((command, (have, want))) => {
+            Err(Error::IncompleteSweep { command: command.to_owned(), have, want })
+        }
+        None => Ok(()),
+    }
+}
+
 /// What the registry says of a structure: its source, what it is, its bounds for the two
 /// measured queries, and how its `visited / worst` reads.
 fn facts(kind: Kind) -> String {
@@ -331,9 +348,11 @@ fn figure6(group: &Group<'_>, index: usize, out: &Path) -> Result<Option<Block>>
 /// `command` is how this report was asked for. Returns the HTML page's path.
 ///
 /// # Errors
-/// [`Error::CreateDir`] or [`Error::Write`] when a file cannot be written,
+/// [`Error::IncompleteSweep`] when a sweep's run files are not all there, or one is
+/// there twice; [`Error::CreateDir`] or [`Error::Write`] when a file cannot be written,
 /// [`Error::Plot`] when a plot cannot be drawn.
 pub fn render(runs: &[RunFile], out: &Path, command: &str) -> Result<PathBuf> {
+    complete(runs)?;
     fs::create_dir_all(out).map_err(|cause| Error::CreateDir { path: out.to_owned(), cause })?;
     let groups = groups(runs);
     let mut blocks = vec![

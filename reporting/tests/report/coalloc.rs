@@ -29,8 +29,14 @@ fn runs_named(name: &str) -> Vec<RunFile> {
         .map(|(policy, ar_fraction)| {
             let attempts = attempts.filter(|_| policy == PolicyKind::Coalloc);
             let options = Options { policy, ar_fraction, attempts, ..Options::default() };
-            let setup =
-                Setup { command: "resbench replay".into(), trace: trace.clone(), config, options, trim: 0 };
+            let setup = Setup {
+                command: "resbench replay".into(),
+                trace: trace.clone(),
+                config,
+                options,
+                trim: 0,
+                sweep_runs: None,
+            };
             replayed(Kind::RbTree, &load, &setup)
         })
         .collect()

@@ -58,7 +58,8 @@ fn in_model(
         requests: 30,
         recorded_waits: None,
     };
-    let setup = Setup { command: "resbench replay".into(), trace, config, options, trim: 0 };
+    let setup =
+        Setup { command: "resbench replay".into(), trace, config, options, trim: 0, sweep_runs: None };
     let replayed =
         replay(kind, &load, &ReplayConfig { config, options, verify: false }, &mut Silent).unwrap();
     let mut file = RunFile::new(&setup, &load, &replayed);
