@@ -804,3 +804,75 @@ fn a_sweep_run_in_four_shards_merges_into_the_single_runs_report() {
     assert!(!ok && err.contains("--ar-fraction 0.5 is given twice"), "{err}");
     std::fs::remove_dir_all(base).unwrap();
 }
+
+/// The files `dir` holds, by name, with their texts.
+fn texts(dir: &std::path::Path) -> std::collections::BTreeMap<String, String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn rspb_figures_run_in_three_shards_merge_into_the_single_runs_results_and_report() {
+    let base = std::env::temp_dir().join(format!("resbench-cli-rspb-shards-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let out = base.join("out");
+    let sweep = [
+        "rspb",
+        "--figure",
+        "floor,5.9",
+        "--structure",
+        "rbtree",
+        "--seeds",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let (ok, _, err) = resbench(&sweep);
+    assert!(ok, "{err}");
+    let single = texts(&out);
+    assert!(
+        single.contains_key("rspb-figures.json") && single.contains_key("index.md"),
+        "{:?}",
+        single.keys()
+    );
+    std::fs::rename(&out, base.join("single")).unwrap();
+
+    let parts = |n: usize| -> Vec<String> {
+        (1..=n).map(|k| out.join(format!("rspb-part-{k}-of-3.json")).to_string_lossy().into_owned()).collect()
+    };
+    let report = |files: &[String]| {
+        let args: Vec<&str> = ["report"]
+            .into_iter()
+            .chain(files.iter().map(String::as_str))
+            .chain(["--out", out.to_str().unwrap()])
+            .collect();
+        resbench(&args)
+    };
+    for k in 1..=3 {
+        let (ok, text, err) = resbench(&[&sweep[..], &["--shard", &format!("{k}/3"), "-j", "1"]].concat());
+        assert!(ok, "{err}");
+        assert!(
+            text.contains(&format!("shard {k}/3: ")) && text.contains("no report from one shard"),
+            "{text}"
+        );
+    }
+    let (ok, _, err) = report(&parts(2));
+    assert!(
+        !ok && err.contains("part 3 of 3 of `resbench rspb --figure floor,5.9") && err.contains("is missing"),
+        "{err}"
+    );
+    let (ok, _, err) = report(&[parts(3), parts(1)].concat());
+    assert!(!ok && err.contains("part 1 of 3 given twice"), "{err}");
+    let (ok, _, err) = report(&parts(3));
+    assert!(ok, "{err}");
+    // The results and the report, byte for byte the single run's.
+    let mut merged = texts(&out);
+    merged.retain(|name, _| !name.starts_with("rspb-part-"));
+    assert_eq!(merged, single);
+    std::fs::remove_dir_all(base).unwrap();
+}

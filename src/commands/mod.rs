@@ -45,9 +45,6 @@ fn retyped(args: impl Iterator<Item = String>) -> String {
     std::iter::once("resbench".to_owned()).chain(args).collect::<Vec<_>>().join(" ")
 }
 
-/// The most parts `--shard` splits a sweep into.
-pub const MAX_SHARDS: u32 = 10_000;
-
 /// `--shard K/N`: the K-th (from 1) of N deterministic parts of a sweep's runs. Run `i`
 /// of the sweep (in the order a single run makes them) belongs to part `i mod N + 1`, so
 /// the parts are as even as the runs allow.
@@ -70,6 +67,7 @@ impl std::str::FromStr for Shard {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        use traces::limits::MAX_SHARDS;
         let parse = |part: &str| part.trim().parse::<u32>().ok();
         match s.split_once('/').map(|(k, n)| (parse(k), parse(n))) {
             Some((Some(index), Some(count)))

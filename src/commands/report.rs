@@ -6,15 +6,16 @@ use anyhow::{bail, Result};
 use reporting::bench_file::{is_bench_file, BenchFile};
 use reporting::report;
 use reporting::run_file::RunFile;
-use scheduling::rspb::results::{is_rspb_file, ResultsFile};
+use scheduling::rspb::results::{is_rspb_file, is_rspb_part, merge, PartFile, ResultsFile};
 
 use crate::commands::command_line;
 
 /// The report's command-line arguments.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Run files written by `replay --out`, benchmark files written by the benches
-    /// crate's `record`, or the results file of `rspb --figure` (one kind at once).
+    /// Run files written by `replay --out` (of every shard, for a sweep run in shards),
+    /// benchmark files written by the benches crate's `record`, the results file of
+    /// `rspb --figure`, or the part files of every shard of one (one kind at once).
     #[arg(required = true)]
     runs: Vec<PathBuf>,
     /// The folder to write the report into.
@@ -39,7 +40,18 @@ pub fn run(args: &Args) -> Result<()> {
     let Args { runs, out, readme } = args;
     let benchmarks = runs.iter().filter(|path| is_kind(path, is_bench_file)).count();
     let rspb = runs.iter().filter(|path| is_kind(path, is_rspb_file)).count();
-    let page = if rspb > 0 {
+    let parts = runs.iter().filter(|path| is_kind(path, is_rspb_part)).count();
+    let page = if parts > 0 {
+        if parts < runs.len() {
+            bail!("give the rspb part files alone ({parts} of {} are)", runs.len());
+        }
+        let parts =
+            runs.iter().map(|path| Ok((path.clone(), PartFile::read(path)?))).collect::<Result<Vec<_>>>()?;
+        let file = merge(&parts)?;
+        outln!("wrote {}", file.write(out)?.display())?;
+        // The parts add up to the sweep, whose command regenerates the page as it is.
+        report::rspb::render(&file, out, &file.command)?
+    } else if rspb > 0 {
         let [path] = runs.as_slice() else {
             bail!("give one rspb results file alone ({rspb} of {} are)", runs.len());
         };

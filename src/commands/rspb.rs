@@ -4,14 +4,14 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::commands::{command_line, thread_pool, MAX_JOBS};
+use crate::commands::{thread_pool, whole_command_line, Shard, MAX_JOBS};
 use anyhow::{bail, Result};
 use clap::builder::PossibleValuesParser;
 use indicatif::{ProgressBar, ProgressStyle};
-use scheduling::rspb::experiment::{figures, run_figure, Estimate, Figure, Point};
+use scheduling::rspb::experiment::{figure_result, figures, samples, sweep, Estimate, Figure, Point};
 use scheduling::rspb::generate::{Count, Params};
 use scheduling::rspb::metrics::Metrics;
-use scheduling::rspb::results::{ResultsFile, RSPB_KIND, RSPB_SCHEMA};
+use scheduling::rspb::results::{PartFile, ResultsFile, RSPB_KIND, RSPB_PART_KIND, RSPB_SCHEMA};
 use scheduling::rspb::{run, Algorithm, Run};
 use structures::Kind;
 
@@ -72,6 +72,12 @@ pub struct Args {
     /// per core]. The results are the same whatever the number.
     #[arg(short = 'j', long, requires = "figure", value_parser = clap::value_parser!(u16).range(1..=MAX_JOBS))]
     jobs: Option<u16>,
+    /// With --figure: run only the K-th of N deterministic parts of the sweeps' runs
+    /// (figures × points × seeds) and write them as `rspb-part-K-of-N.json`, without a
+    /// report: once every part has run, `resbench report` on all the part files writes
+    /// the single run's results file and report.
+    #[arg(long, value_name = "K/N", requires = "figure")]
+    shard: Option<Shard>,
 }
 
 const ALL: (&str, &str) = ("all", "every structure, failing unless their decisions are identical");
@@ -204,33 +210,72 @@ fn run_figures(args: &Args, out: &Path) -> Result<()> {
             })
             .collect::<Result<_>>()?
     };
+    // A figure named twice runs once.
+    let chosen: Vec<&Figure> = chosen
+        .iter()
+        .enumerate()
+        .filter(|&(i, f)| !chosen[..i].iter().any(|g| g.id == f.id))
+        .map(|(_, f)| *f)
+        .collect();
     if args.structure == "all" {
         bail!("--figure runs on one structure (--structure NAME); `resbench rspb --structure all` checks that every structure decides alike");
     }
     let kind: Kind = args.structure.parse().map_err(anyhow::Error::msg)?;
-    let bar = ProgressBar::new(chosen.len() as u64).with_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} figures {msg}")
+    let mut runs = sweep(&chosen, args.seed, args.seeds)?;
+    let total = runs.len();
+    if let Some(shard) = args.shard {
+        runs = runs.into_iter().enumerate().filter(|&(i, _)| shard.owns(i)).map(|(_, run)| run).collect();
+        outln!("shard {}/{}: {} of the sweep's {total} runs", shard.index, shard.count, runs.len())?;
+    }
+    let bar = ProgressBar::new(runs.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} workloads, every algorithm on each, eta {eta}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let pool = thread_pool(args.jobs)?;
+    let samples = pool.install(|| samples(&chosen, &runs, kind, args.verify, &|| bar.inc(1)))?;
+    bar.finish_and_clear();
+    let command = whole_command_line();
+    if let Some(shard) = args.shard {
+        let part = PartFile {
+            kind: RSPB_PART_KIND.to_owned(),
+            schema: RSPB_SCHEMA,
+            git_revision: reporting::GIT_REVISION.to_owned(),
+            command,
+            structure: kind,
+            first_seed: args.seed,
+            seeds: args.seeds,
+            figures: chosen.iter().map(|f| f.id.to_owned()).collect(),
+            part: shard.index,
+            parts: shard.count,
+            samples,
+        };
+        outln!("wrote {}", part.write(out)?.display())?;
+        outln!(
+            "no report from one shard: once every shard has run, `resbench report {}/rspb-part-*-of-{}.json --out {0}` makes it",
+            out.display(),
+            shard.count
+        )?;
+        return Ok(());
+    }
+    // The samples come in the sweep's order, figure by figure.
+    let mut rest = samples.as_slice();
     let mut results = Vec::new();
     for figure in chosen {
-        bar.set_message(format!("Fig {}", figure.id));
-        results.push(pool.install(|| run_figure(figure, args.seed, args.seeds, kind, args.verify))?);
-        bar.inc(1);
+        let (these, later) = rest.split_at(rest.iter().take_while(|s| s.figure == figure.id).count());
+        results.push(figure_result(figure, these, args.seeds));
+        rest = later;
     }
-    bar.finish_and_clear();
     let file = ResultsFile {
         kind: RSPB_KIND.to_owned(),
         schema: RSPB_SCHEMA,
         git_revision: reporting::GIT_REVISION.to_owned(),
-        command: command_line(),
+        command: command.clone(),
         structure: kind,
         first_seed: args.seed,
         seeds: args.seeds,
         figures: results,
     };
     outln!("wrote {}", file.write(out)?.display())?;
-    outln!("wrote {}", reporting::report::rspb::render(&file, out, &command_line())?.display())?;
+    outln!("wrote {}", reporting::report::rspb::render(&file, out, &command)?.display())?;
     Ok(())
 }

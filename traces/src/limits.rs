@@ -20,6 +20,10 @@ pub const MAX_HEADER_LINES: usize = 1_000;
 /// The longest trace or op-stream line, bytes; a longer one is an error.
 pub const MAX_LINE: usize = 64 * 1024;
 
+/// The most parts `--shard K/N` splits a sweep into: far more machines than a sweep has
+/// runs to give them, and few enough that checking the parts are all there is cheap.
+pub const MAX_SHARDS: u32 = 10_000;
+
 /// The largest run or benchmark file read, bytes: a benchmark file of 200,000 results
 /// is about 60 MB.
 pub const MAX_FILE: u64 = 256 << 20;

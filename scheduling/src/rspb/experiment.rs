@@ -278,41 +278,98 @@ pub fn run_figure(
     kind: Kind,
     verify: bool,
 ) -> Result<FigureResult, RspbError> {
-    let Some(last) = first.checked_add(seeds).filter(|_| seeds > 0) else {
-        return Err(RspbError::Params {
-            figure: figure.id,
-            why: format!("{seeds} seeds from {first}: at least one, within the RNG seeds"),
-        });
-    };
-    let algorithms = Algorithm::of_chapter(figure.chapter());
-    // Every (point, seed) is independent: they run on rayon's threads (the caller's pool),
-    // and come back in order, so the means and intervals are summed as in a serial run.
-    let runs: Vec<(usize, u64)> =
-        (0..figure.points.len()).flat_map(|p| (first..last).map(move |seed| (p, seed))).collect();
-    let samples: Vec<Vec<(Metrics, f64)>> = runs
-        .par_iter()
-        .map(|&(p, seed)| {
+    let figures = [figure];
+    let runs = sweep(&figures, first, seeds)?;
+    Ok(figure_result(figure, &samples(&figures, &runs, kind, verify, &|| {})?, seeds))
+}
+
+/// One workload of one point of a figure: each algorithm of its chapter (in their order)
+/// on it, with its measures and table ops per request. The unit a sweep runs and a
+/// shard of it records.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sample {
+    /// The figure's id.
+    pub figure: String,
+    /// The point, by its place in the figure's sweep.
+    pub point: usize,
+    /// The workload's RNG seed.
+    pub seed: u64,
+    /// Each algorithm's measures and ops per request.
+    pub runs: Vec<(Metrics, f64)>,
+}
+
+/// A run of a sweep of figures: the figure (its place in the list), the point and the
+/// RNG seed.
+pub type SweepRun = (usize, usize, u64);
+
+/// Every run of the sweep of `figures`, `seeds` workloads per point from RNG seed
+/// `first`, in the order figure, point, seed.
+///
+/// # Errors
+/// No seed, or seeds past the last RNG seed.
+pub fn sweep(figures: &[&Figure], first: u64, seeds: u64) -> Result<Vec<SweepRun>, RspbError> {
+    let mut runs = Vec::new();
+    for (f, figure) in figures.iter().enumerate() {
+        let Some(last) = first.checked_add(seeds).filter(|_| seeds > 0) else {
+            return Err(RspbError::Params {
+                figure: figure.id,
+                why: format!("{seeds} seeds from {first}: at least one, within the RNG seeds"),
+            });
+        };
+        runs.extend((0..figure.points.len()).flat_map(|p| (first..last).map(move |seed| (f, p, seed))));
+    }
+    Ok(runs)
+}
+
+/// Runs `runs` of the sweep of `figures` on `kind` (beside the oracle when `verify`):
+/// each is independent, so they run on rayon's threads (the caller's pool) and come back
+/// in the order of `runs`. `done` is called as each ends (a progress bar's tick).
+///
+/// # Errors
+/// Bad parameters, or a failed run (the first in the order of `runs`).
+pub fn samples(
+    figures: &[&Figure],
+    runs: &[SweepRun],
+    kind: Kind,
+    verify: bool,
+    done: &(dyn Fn() + Sync),
+) -> Result<Vec<Sample>, RspbError> {
+    runs.par_iter()
+        .map(|&(f, p, seed)| {
+            let figure = figures[f];
             let workload = figure.points[p]
                 .1
                 .workload(seed)
                 .map_err(|e| RspbError::Params { figure: figure.id, why: e.to_string() })?;
-            algorithms
+            let runs = Algorithm::of_chapter(figure.chapter())
                 .iter()
                 .map(|&algorithm| {
                     let r = run(algorithm, &workload, kind, verify)?;
                     let m = Metrics::new(&workload, &r.decisions);
                     Ok((m, r.ops as f64 / m.requests.max(1) as f64))
                 })
-                .collect()
+                .collect::<Result<_, RspbError>>()?;
+            done();
+            Ok(Sample { figure: figure.id.to_owned(), point: p, seed, runs })
         })
-        .collect::<Result<_, RspbError>>()?;
+        .collect()
+}
+
+/// `figure`'s curves from its samples: `seeds` per point, the points in order and each
+/// point's seeds in order (as [`sweep`] lists them), so that the means and intervals are
+/// summed alike however the samples were run.
+///
+/// # Panics
+/// When a sample has fewer runs than the figure's chapter has algorithms.
+pub fn figure_result(figure: &Figure, samples: &[Sample], seeds: u64) -> FigureResult {
+    let algorithms = Algorithm::of_chapter(figure.chapter());
     let mut series: Vec<Series> =
         algorithms.iter().map(|a| Series { algorithm: a.name().to_owned(), points: Vec::new() }).collect();
     let per_point = usize::try_from(seeds).unwrap_or(usize::MAX);
     for ((x, _), point_samples) in figure.points.iter().zip(samples.chunks(per_point)) {
         for (a, s) in series.iter_mut().enumerate() {
-            let sample: Vec<(Metrics, f64)> =
-                point_samples.iter().map(|by_algorithm| by_algorithm[a]).collect();
+            let sample: Vec<(Metrics, f64)> = point_samples.iter().map(|sample| sample.runs[a]).collect();
             let mut point = Point::of(*x, &sample);
             // A request-count sweep is plotted against the requests created.
             if figure.x_requests {
@@ -321,5 +378,5 @@ pub fn run_figure(
             s.points.push(point);
         }
     }
-    Ok(FigureResult { id: figure.id.to_owned(), series })
+    FigureResult { id: figure.id.to_owned(), series }
 }

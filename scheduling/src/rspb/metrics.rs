@@ -6,7 +6,8 @@ use super::grid::Decision;
 use super::model::Workload;
 
 /// One run's measures.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Metrics {
     /// Requests.
     pub requests: usize,

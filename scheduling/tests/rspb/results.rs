@@ -1,13 +1,17 @@
 //! `src/rspb/results.rs`: the figures' results file. It round-trips, and a file of
 //! another kind or schema, not JSON, not parsing, or holding values a report cannot
-//! draw is refused with a message naming the file.
+//! draw is refused with a message naming the file. A sweep's parts merge into what a
+//! single run writes, and parts that do not add up to one sweep are refused.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use scheduling::rspb::experiment::{Estimate, FigureResult, Point, Series};
+use scheduling::rspb::experiment::{
+    figures, samples, sweep, Estimate, Figure, FigureResult, Point, Series, FLOOR,
+};
 use scheduling::rspb::results::{
-    is_rspb_file, InvalidResults, ResultsError, ResultsFile, RSPB_FILE, RSPB_KIND, RSPB_SCHEMA,
+    is_rspb_file, merge, InvalidResults, PartFile, ResultsError, ResultsFile, RSPB_FILE, RSPB_KIND,
+    RSPB_PART_KIND, RSPB_SCHEMA,
 };
 use structures::Kind;
 
@@ -171,4 +175,65 @@ fn a_folder_that_cannot_be_made_is_named() {
     assert_eq!(err.to_string(), format!("cannot create {}", blocked.join("out").display()));
     assert!(std::error::Error::source(&err).is_some());
     fs::remove_dir_all(dir).unwrap();
+}
+
+/// The parts of a sweep of `floor` at one seed, in `n` shards, as `rspb --figure floor
+/// --shard K/N` writes them.
+fn parts(n: u32) -> Vec<(PathBuf, PartFile)> {
+    let known = figures();
+    let floor: Vec<&Figure> = known.iter().filter(|f| f.id == FLOOR).collect();
+    let runs = sweep(&floor, 1, 1).unwrap();
+    let all = samples(&floor, &runs, Kind::RbTree, false, &|| {}).unwrap();
+    (1..=n)
+        .map(|k| {
+            let part = PartFile {
+                kind: RSPB_PART_KIND.into(),
+                schema: RSPB_SCHEMA,
+                git_revision: "abc".into(),
+                command: "resbench rspb --figure floor".into(),
+                structure: Kind::RbTree,
+                first_seed: 1,
+                seeds: 1,
+                figures: vec![FLOOR.into()],
+                part: k,
+                parts: n,
+                samples: all
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| i % n as usize == k as usize - 1)
+                    .map(|(_, s)| s.clone())
+                    .collect(),
+            };
+            (PathBuf::from(part.name()), part)
+        })
+        .collect()
+}
+
+#[test]
+fn parts_merge_into_the_single_runs_results_and_nothing_else_does() {
+    let whole = merge(&parts(1)).unwrap();
+    assert_eq!(merge(&parts(3)).unwrap(), whole);
+    assert_eq!(whole.figures[0].series.len(), 3, "chapter 5's three algorithms");
+    let refused = |parts: &[(PathBuf, PartFile)], needle: &str| {
+        let err = merge(parts).unwrap_err().to_string();
+        assert!(err.contains(needle), "{err}");
+    };
+    let three = parts(3);
+    refused(&three[..2], "part 3 of 3 of `resbench rspb --figure floor` is missing");
+    refused(&[three.clone(), three[..1].to_vec()].concat(), "rspb-part-1-of-3.json: part 1 of 3 given twice");
+    let mut other = three.clone();
+    other[1].1.seeds = 2;
+    refused(&other, "rspb-part-2-of-3.json: a part of another sweep than rspb-part-1-of-3.json's");
+    let mut hostile = parts(1);
+    hostile[0].1.parts = u32::MAX;
+    refused(&hostile, "4294967295 parts, beyond 1 to 10000 (the shard limit)");
+    let mut foreign = parts(1);
+    foreign[0].1.samples[0].point = 99;
+    refused(&foreign, "the sample of figure floor, point 99, seed 1 is not a run of the sweep");
+    let mut lacking = parts(1);
+    lacking[0].1.samples[0].runs.pop();
+    refused(&lacking, "lacks an algorithm");
+    let mut short = parts(1);
+    short[0].1.samples.pop();
+    refused(&short, "no part holds figure floor, point 6, seed 1");
 }
