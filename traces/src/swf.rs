@@ -340,11 +340,19 @@ fn parse_line(text: &str, line: usize, header: &mut Header, jobs: &mut Vec<Job>)
         header.lines.push(comment.to_owned());
         return Ok(());
     }
-    let fields: Vec<&str> = text.split_whitespace().collect();
-    if fields.len() != FIELDS.len() {
-        return Err(LineError::FieldCount { found: fields.len() });
+    // The fields into a fixed array, counting any beyond it: no allocation per line.
+    let mut fields = [""; FIELDS.len()];
+    let mut found = 0;
+    for raw in text.split_whitespace() {
+        if let Some(field) = fields.get_mut(found) {
+            *field = raw;
+        }
+        found += 1;
     }
-    let mut values = [0i64; 18];
+    if found != FIELDS.len() {
+        return Err(LineError::FieldCount { found });
+    }
+    let mut values = [0i64; FIELDS.len()];
     for (i, raw) in fields.iter().enumerate() {
         values[i] = number(raw).ok_or_else(|| LineError::NotANumber {
             field: i + 1,
