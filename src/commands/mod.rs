@@ -57,9 +57,10 @@ pub struct Shard {
 }
 
 impl Shard {
-    /// Whether the sweep's run number `run` (from 0) belongs to this part.
-    pub fn owns(self, run: usize) -> bool {
-        run % self.count as usize == (self.index - 1) as usize
+    /// This part of a sweep's `runs` (in the order a single run makes them).
+    pub fn part<T>(self, runs: Vec<T>) -> Vec<T> {
+        let (n, k) = (self.count as usize, (self.index - 1) as usize);
+        runs.into_iter().enumerate().filter(|&(i, _)| i % n == k).map(|(_, run)| run).collect()
     }
 }
 

@@ -282,7 +282,7 @@ pub fn run(args: &Args) -> Result<()> {
     }
     let total = jobs.len();
     if let Some(shard) = args.shard {
-        jobs = jobs.into_iter().enumerate().filter(|&(i, _)| shard.owns(i)).map(|(_, job)| job).collect();
+        jobs = shard.part(jobs);
         outln!("shard {}/{}: {} of the sweep's {total} runs", shard.index, shard.count, jobs.len())?;
     }
     let pool = thread_pool(args.jobs)?;

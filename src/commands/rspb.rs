@@ -8,7 +8,7 @@ use crate::commands::{thread_pool, whole_command_line, Shard, MAX_JOBS};
 use anyhow::{bail, Result};
 use clap::builder::PossibleValuesParser;
 use indicatif::{ProgressBar, ProgressStyle};
-use scheduling::rspb::experiment::{figure_result, figures, samples, sweep, Estimate, Figure, Point};
+use scheduling::rspb::experiment::{figure_results, figures, samples, sweep, Estimate, Figure, Point};
 use scheduling::rspb::generate::{Count, Params};
 use scheduling::rspb::metrics::Metrics;
 use scheduling::rspb::results::{PartFile, ResultsFile, RSPB_KIND, RSPB_PART_KIND, RSPB_SCHEMA};
@@ -224,7 +224,7 @@ fn run_figures(args: &Args, out: &Path) -> Result<()> {
     let mut runs = sweep(&chosen, args.seed, args.seeds)?;
     let total = runs.len();
     if let Some(shard) = args.shard {
-        runs = runs.into_iter().enumerate().filter(|&(i, _)| shard.owns(i)).map(|(_, run)| run).collect();
+        runs = shard.part(runs);
         outln!("shard {}/{}: {} of the sweep's {total} runs", shard.index, shard.count, runs.len())?;
     }
     let bar = ProgressBar::new(runs.len() as u64).with_style(
@@ -257,14 +257,6 @@ fn run_figures(args: &Args, out: &Path) -> Result<()> {
         )?;
         return Ok(());
     }
-    // The samples come in the sweep's order, figure by figure.
-    let mut rest = samples.as_slice();
-    let mut results = Vec::new();
-    for figure in chosen {
-        let (these, later) = rest.split_at(rest.iter().take_while(|s| s.figure == figure.id).count());
-        results.push(figure_result(figure, these, args.seeds));
-        rest = later;
-    }
     let file = ResultsFile {
         kind: RSPB_KIND.to_owned(),
         schema: RSPB_SCHEMA,
@@ -273,7 +265,7 @@ fn run_figures(args: &Args, out: &Path) -> Result<()> {
         structure: kind,
         first_seed: args.seed,
         seeds: args.seeds,
-        figures: results,
+        figures: figure_results(&chosen, &samples, args.seeds),
     };
     outln!("wrote {}", file.write(out)?.display())?;
     outln!("wrote {}", reporting::report::rspb::render(&file, out, &command)?.display())?;

@@ -356,13 +356,26 @@ pub fn samples(
         .collect()
 }
 
-/// `figure`'s curves from its samples: `seeds` per point, the points in order and each
-/// point's seeds in order (as [`sweep`] lists them), so that the means and intervals are
+/// Each of `figures`' curves from the sweep's samples, in the order [`sweep`] lists them
+/// (figure by figure, each point's seeds in order), so that the means and intervals are
 /// summed alike however the samples were run.
 ///
 /// # Panics
-/// When a sample has fewer runs than the figure's chapter has algorithms.
-pub fn figure_result(figure: &Figure, samples: &[Sample], seeds: u64) -> FigureResult {
+/// When a sample has fewer runs than its figure's chapter has algorithms.
+pub fn figure_results(figures: &[&Figure], samples: &[Sample], seeds: u64) -> Vec<FigureResult> {
+    let mut rest = samples;
+    figures
+        .iter()
+        .map(|figure| {
+            let (these, later) = rest.split_at(rest.iter().take_while(|s| s.figure == figure.id).count());
+            rest = later;
+            figure_result(figure, these, seeds)
+        })
+        .collect()
+}
+
+/// `figure`'s curves from its samples, `seeds` per point, in [`sweep`]'s order.
+fn figure_result(figure: &Figure, samples: &[Sample], seeds: u64) -> FigureResult {
     let algorithms = Algorithm::of_chapter(figure.chapter());
     let mut series: Vec<Series> =
         algorithms.iter().map(|a| Series { algorithm: a.name().to_owned(), points: Vec::new() }).collect();

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use structures::Kind;
 
-use super::experiment::{figure_result, figures, sweep, FigureResult, Sample};
+use super::experiment::{figure_results, figures, sweep, FigureResult, Sample};
 use super::Algorithm;
 
 /// The file's `kind`.
@@ -379,13 +379,7 @@ pub fn merge(parts: &[(PathBuf, PartFile)]) -> Result<ResultsFile, ResultsError>
         )));
     }
     let placed: Vec<Sample> = placed.into_iter().flatten().cloned().collect();
-    let mut figures = Vec::new();
-    let mut from = 0;
-    for figure in &chosen {
-        let n = runs.iter().filter(|r| chosen[r.0].id == figure.id).count();
-        figures.push(figure_result(figure, &placed[from..from + n], first.seeds));
-        from += n;
-    }
+    let figures = figure_results(&chosen, &placed, first.seeds);
     let file = ResultsFile {
         kind: RSPB_KIND.to_owned(),
         schema: RSPB_SCHEMA,
