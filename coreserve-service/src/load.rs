@@ -182,7 +182,11 @@ pub fn run(o: &LoadOptions) -> Result<LoadRun> {
 /// process and run (a coordinator remembers old transactions, so client ids must not
 /// repeat across runs).
 pub fn client_base(salt: u64) -> NodeId {
-    let mut rng = StdRng::seed_from_u64(now_ms() ^ u64::from(std::process::id()).rotate_left(32) ^ salt);
+    // Hashed together, not XORed: with XOR, the clock's next millisecond and another salt
+    // gave the same seed ((t + 1) ^ s = t ^ (s ^ 1) for even t).
+    let mut hasher = std::hash::DefaultHasher::new();
+    std::hash::Hash::hash(&(now_ms(), std::process::id(), salt), &mut hasher);
+    let mut rng = StdRng::seed_from_u64(std::hash::Hasher::finish(&hasher));
     rng.random_range(1 << 20..u32::MAX - MAX_LOAD_CLIENTS)
 }
 
