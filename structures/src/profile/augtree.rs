@@ -34,10 +34,17 @@ fn level(n: u64) -> usize {
 /// nothing (so the upkeep costs a small machine its own levels only); below `top`, level
 /// `i`'s fields are meaningful where its bits say so. Unused fields are 0, so that equal
 /// stretches have equal summaries.
+///
+/// The per-level times are kept as u32 offsets from `first`, which halves the summary
+/// (the upkeep copies it on every change). A stretch longer than `u32::MAX` seconds
+/// (136 years: never in a trace, but the profile has no horizon) is `wide`: it keeps no
+/// levels, and the search walks into it instead of judging it whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Runs {
     /// Whether there is any entry (the empty subtree is `Default`).
     filled: bool,
+    /// Whether the stretch is too long for offsets, so the levels are not kept.
+    wide: bool,
     /// One past the highest level at which some entry is not a blocker.
     top: u8,
     /// Bit `i`: some entry has fewer than `2^i` free ids.
@@ -48,13 +55,13 @@ pub struct Runs {
     first: Time,
     last: Time,
     /// The first blocker's key, where blocked, below `top`.
-    first_blocker: [Time; LEVELS],
+    first_blocker: [u32; LEVELS],
     /// Where the run at the end starts (the entry after the last blocker, or `first`
     /// if there is none), unless the last entry is a blocker.
-    open: [Time; LEVELS],
+    open: [u32; LEVELS],
     /// The longest run that starts after a blocker and ends at one, both inside: the
     /// time from its first entry to the blocker ending it.
-    best: [Time; LEVELS],
+    best: [u32; LEVELS],
 }
 
 /// The levels at or above `top` in a bit mask.
@@ -67,11 +74,8 @@ impl Runs {
     /// `log2(free)`.
     fn entry(key: Time, free: u32) -> Self {
         let top = Self::top_of(free);
-        let mut runs = Self { filled: true, top, first: key, last: key, ..Self::default() };
-        runs.blocked = from_level(top);
-        runs.ends_blocked = runs.blocked;
-        runs.open[..usize::from(top)].fill(key);
-        runs
+        let blocked = from_level(top);
+        Self { filled: true, top, blocked, ends_blocked: blocked, first: key, last: key, ..Self::default() }
     }
 
     /// One past the highest level at which an entry with `free` free ids is no blocker.
@@ -83,13 +87,24 @@ impl Runs {
         }
     }
 
-    /// The first blocker's key at level `i`, where blocked.
+    /// The first blocker's key at level `i`, where blocked (not `wide`).
     fn first_blocker(&self, i: usize) -> Time {
         if i >= usize::from(self.top) {
             self.first
         } else {
-            self.first_blocker[i]
+            self.first + Time::from(self.first_blocker[i])
         }
+    }
+
+    /// Where the run open at the end starts at level `i`, unless the last entry is a
+    /// blocker there (not `wide`).
+    fn open(&self, i: usize) -> Time {
+        self.first + Time::from(self.open[i])
+    }
+
+    /// The longest inner run at level `i` (not `wide`).
+    fn best(&self, i: usize) -> Time {
+        Time::from(self.best[i])
     }
 }
 
@@ -112,34 +127,48 @@ impl Summary for Runs {
         let entry_top = Self::top_of(own);
         let tops = [left, right].map(|part| if part.filled { part.top } else { 0 });
         let top = entry_top.max(tops[0]).max(tops[1]);
+        let first = if left.filled { left.first } else { key };
+        let last = if right.filled { right.last } else { key };
         let mut out = Self {
             filled: true,
+            wide: last - first > Time::from(u32::MAX),
             top,
             blocked: left.blocked | from_level(entry_top) | right.blocked,
             ends_blocked: if right.filled { right.ends_blocked } else { from_level(entry_top) },
-            first: if left.filled { left.first } else { key },
-            last: if right.filled { right.last } else { key },
+            first,
+            last,
             ..Self::default()
         };
+        if out.wide {
+            // Neither part's levels nor these offsets are kept (a part of a stretch that
+            // fits is a stretch that fits, so a narrow part never reaches here wide).
+            return out;
+        }
+        // Every time below lies in `[first, last]`, so each offset fits a u32.
+        let offset = |t: Time| (t - first) as u32;
         for i in 0..usize::from(top) {
             let bit = 1 << i;
             let entry_blocked = i >= usize::from(entry_top);
             // `left` and the entry: is it blocked, its first blocker, longest inner run,
             // and the start of the run open at its end (the entry ends it).
-            let (mut blocked, mut first_blocker, mut best, mut open) =
-                (entry_blocked, if entry_blocked { key } else { 0 }, 0, if entry_blocked { 0 } else { key });
+            let (mut blocked, mut first_blocker, mut best, mut open) = (
+                entry_blocked,
+                if entry_blocked { key } else { first },
+                0,
+                if entry_blocked { first } else { key },
+            );
             if left.filled {
                 let left_blocked = left.blocked & bit != 0;
                 // The run open where `left` ends starts in it, or at the entry.
-                let tail = if left.ends_blocked & bit != 0 { key } else { left.open[i] };
+                let tail = if left.ends_blocked & bit != 0 { key } else { left.open(i) };
                 if left_blocked {
                     first_blocker = left.first_blocker(i);
                 }
-                best = left.best[i];
+                best = left.best(i);
                 if left_blocked && entry_blocked {
                     best = best.max(key - tail);
                 }
-                open = if entry_blocked { 0 } else { tail };
+                open = if entry_blocked { first } else { tail };
                 blocked |= left_blocked;
             }
             if right.filled {
@@ -153,12 +182,19 @@ impl Summary for Runs {
                 if blocked && right_blocked {
                     best = best.max(right_first_blocker - tail);
                 }
-                best = best.max(right.best[i]);
-                open = if right_blocked { right.open[i] } else { tail };
+                best = best.max(right.best(i));
+                open = if right_blocked { right.open(i) } else { tail };
             }
-            out.first_blocker[i] = first_blocker;
-            out.best[i] = best;
-            out.open[i] = open;
+            // Unused fields are 0 (a part's unused times are its own first key, which
+            // depends on the tree's shape).
+            if out.blocked & bit != 0 {
+                out.first_blocker[i] = offset(first_blocker);
+            }
+            if out.ends_blocked & bit == 0 {
+                out.open[i] = offset(open);
+            }
+            // A run inside the stretch is no longer than it.
+            out.best[i] = best as u32;
         }
         out
     }
@@ -202,13 +238,16 @@ impl Scan<'_> {
     fn whole(&mut self, x: u32) -> Option<Time> {
         let (key, own, sub, left, right) = self.tree.parts(x)?;
         *self.steps += 1;
-        if let Some(found) = self.carried(sub) {
-            return Some(found);
+        if !sub.wide {
+            if let Some(found) = self.carried(sub) {
+                return Some(found);
+            }
+            if sub.best(self.level) < self.duration {
+                return self.pass(sub);
+            }
         }
-        if sub.best[self.level] < self.duration {
-            return self.pass(sub);
-        }
-        // A run between two of its blockers is long enough: the first start is inside.
+        // A run between two of its blockers is long enough (or a wide stretch may have
+        // one): the first start is inside.
         self.whole(left).or_else(|| self.stretch(&Runs::entry(key, own))).or_else(|| self.whole(right))
     }
 
@@ -239,7 +278,7 @@ impl Scan<'_> {
             // A run carried in goes on through (`carried` judged it); else one starts.
             self.run.get_or_insert(runs.first);
         } else {
-            self.run = (runs.ends_blocked & bit == 0).then_some(runs.open[self.level]);
+            self.run = (runs.ends_blocked & bit == 0).then_some(runs.open(self.level));
         }
         self.run.filter(|&start| runs.last - start >= self.duration)
     }
