@@ -74,10 +74,17 @@ impl Runs {
         self.trees.values().map(|tree| tree.periods().len()).sum()
     }
 
+    /// Counts `periods`' boundaries in or out. An allocation's periods share most of
+    /// theirs (every remainder after it starts at its end), so the times are sorted and
+    /// each distinct one costs one map operation, not one per period.
     fn count(&mut self, periods: &[Period], up: bool) {
-        for t in periods.iter().flat_map(|p| [p.start, p.end]).filter(|&t| t < Time::MAX) {
+        let mut times: Vec<Time> =
+            periods.iter().flat_map(|p| [p.start, p.end]).filter(|&t| t < Time::MAX).collect();
+        times.sort_unstable();
+        for same in times.chunk_by(|a, b| a == b) {
+            let (t, k) = (same[0], same.len() as u32);
             let c = self.bounds.entry(t).or_insert(0);
-            *c = if up { *c + 1 } else { *c - 1 };
+            *c = if up { *c + k } else { *c - k };
             if *c == 0 {
                 self.bounds.remove(&t);
             }

@@ -3,12 +3,18 @@
 //! median start, its size and a secondary tree of the same periods in ascending order of
 //! end, with medians and sizes.
 //!
-//! Both dimensions are kept as a merge-sort tree: the primary leaves are one sorted
-//! array, a node is an index range of it split at its middle, and level `d` of `by_end`
-//! holds, for every node at depth `d`, that node's periods sorted by end. A node's median
-//! and size are read off its range, and its secondary tree is its range of level `d`
-//! split the same way, so both walks are coallocation-2d-trees' tree walks without a
-//! pointer per node. The levels sit in one array, one allocation per tree.
+//! Both dimensions are kept as index ranges: the primary leaves are one sorted array, a
+//! node is an index range of it split at its middle, and a node's secondary tree is its
+//! periods sorted by end, split the same way, so both walks are coallocation-2d-trees'
+//! tree walks without a pointer per node.
+//!
+//! Only the secondary trees a search reads are kept. Every period of a run's tree starts
+//! at or before the run does (each start is a run boundary), so Phase 1 takes the same
+//! path in every search of the tree: down the left children (the later starts), marking
+//! each right child and, at the bottom, the leftmost leaf. Those subtrees partition the
+//! periods, so their secondary trees fit in one array of the periods, each marked
+//! subtree's range sorted by end: one sort of the periods in pieces, where a secondary
+//! tree at every node (a level of leaves per depth) took a merge per level.
 //!
 //! The secondary leaves and the free set are built when first read, not when the tree's
 //! periods change: an update changes the tree of every run its periods overlap, and an
@@ -31,10 +37,9 @@ pub(crate) struct Period {
     pub(crate) id: ResourceId,
 }
 
-/// A node of the primary tree: the periods `by_start[lo..hi]`, at depth `depth`.
+/// A node of the primary tree: the periods `by_start[lo..hi]`.
 #[derive(Debug, Clone, Copy)]
 struct Node {
-    depth: usize,
     lo: usize,
     hi: usize,
 }
@@ -46,8 +51,7 @@ impl Node {
 
     /// The left child holds the later starts, the right one the earlier.
     fn children(self) -> (Node, Node) {
-        let d = self.depth + 1;
-        (Node { depth: d, lo: self.lo, hi: self.mid() }, Node { depth: d, lo: self.mid(), hi: self.hi })
+        (Node { lo: self.lo, hi: self.mid() }, Node { lo: self.mid(), hi: self.hi })
     }
 }
 
@@ -61,7 +65,7 @@ pub(crate) struct Visits {
 /// The idle periods feasible for a window, as ranges of the secondary leaves.
 pub(crate) struct Feasible<'a> {
     tree: &'a Tree,
-    pieces: Vec<(usize, usize, usize)>,
+    pieces: Vec<(usize, usize)>,
     /// How many periods the pieces hold.
     pub(crate) count: u64,
 }
@@ -70,7 +74,7 @@ impl Feasible<'_> {
     /// The servers of the feasible periods (the paper's in-order traversal of the subtrees
     /// marked in Phase 2), at most `limit` of them in the order they were marked.
     pub(crate) fn ids(&self, limit: u64) -> RangeSet {
-        let leaves = self.pieces.iter().flat_map(|&(d, lo, hi)| &self.tree.level(d)[lo..hi]);
+        let leaves = self.pieces.iter().flat_map(|&(lo, hi)| &self.tree.ends()[lo..hi]);
         RangeSet::from_ids(
             leaves.take(usize::try_from(limit).unwrap_or(usize::MAX)).map(|&leaf| leaf as ResourceId),
         )
@@ -82,8 +86,8 @@ impl Feasible<'_> {
 pub(crate) struct Tree {
     /// Primary leaves: descending start, ties by ascending id.
     by_start: Vec<Period>,
-    /// Secondary leaves, level after level (`by_start.len()` each): `(end, id)`, each
-    /// node's range sorted ascending; filled on the first search.
+    /// Secondary leaves, `(end, id)`: the primary leaves with each marked subtree's
+    /// range sorted ascending; filled on the first search.
     by_end: OnceLock<Vec<Leaf>>,
     /// The servers of all periods held, for sweeps over the free space; made on the
     /// first sweep.
@@ -129,19 +133,29 @@ impl Tree {
     /// Every secondary leaf, filled now if no search has read them yet.
     fn ends(&self) -> &[Leaf] {
         self.by_end.get_or_init(|| {
-            let m = self.by_start.len();
-            let mut by_end = vec![0; m * levels(m) as usize];
-            if m > 0 {
-                fill(&self.by_start, &mut by_end, Node { depth: 0, lo: 0, hi: m });
+            let mut by_end: Vec<Leaf> = self.by_start.iter().map(leaf).collect();
+            for u in self.marked() {
+                by_end[u.lo..u.hi].sort_unstable();
             }
             by_end
         })
     }
 
-    /// The secondary leaves of depth `d`.
-    fn level(&self, d: usize) -> &[Leaf] {
-        let m = self.by_start.len();
-        &self.ends()[d * m..(d + 1) * m]
+    /// The subtrees Phase 1 marks in every search of this tree (see the module's
+    /// documentation): the right child at each depth down the left children, then the
+    /// leftmost leaf.
+    fn marked(&self) -> impl Iterator<Item = Node> {
+        let mut next = self.root();
+        std::iter::from_fn(move || {
+            let node = next?;
+            if node.hi - node.lo == 1 {
+                next = None;
+                return Some(node);
+            }
+            let (left, right) = node.children();
+            next = Some(left);
+            Some(right)
+        })
     }
 
     /// The periods held, in primary order.
@@ -155,11 +169,13 @@ impl Tree {
     }
 
     fn root(&self) -> Option<Node> {
-        (!self.by_start.is_empty()).then_some(Node { depth: 0, lo: 0, hi: self.by_start.len() })
+        (!self.by_start.is_empty()).then_some(Node { lo: 0, hi: self.by_start.len() })
     }
 
     /// Phase 1: from the root, the subtrees whose periods all start at or before `s`
-    /// (candidates), in the order they are marked, with how many periods they hold.
+    /// (candidates), in the order they are marked, with how many periods they hold. The
+    /// tree's periods all start at or before `s` (its run's start), so this is the path
+    /// of [`marked`](Tree::marked); the paper's walk is kept, as it is what is counted.
     fn phase1(&self, s: Time, visits: &mut Visits) -> (Vec<Node>, u64) {
         let (mut marked, mut candidates) = (Vec::new(), 0);
         let Some(mut node) = self.root() else { return (marked, 0) };
@@ -187,13 +203,13 @@ impl Tree {
     /// Phase 2 in one marked subtree's secondary tree: the pieces whose periods all end
     /// at or after `e`, stopping once `found` reaches `stop`.
     fn phase2(&self, u: Node, e: Time, stop: u64, found: &mut Feasible<'_>, visits: &mut Visits) {
-        let ends = self.level(u.depth);
+        let ends = self.ends();
         let (mut lo, mut hi) = (u.lo, u.hi);
         while found.count < stop {
             visits.secondary += 1;
             if hi - lo == 1 {
                 if end_of(ends[lo]) >= e {
-                    found.pieces.push((u.depth, lo, hi));
+                    found.pieces.push((lo, hi));
                     found.count += 1;
                 }
                 return;
@@ -201,7 +217,7 @@ impl Tree {
             let mid = (lo + hi) / 2;
             // The median: the latest end of the left half, no later than the right's.
             if end_of(ends[mid - 1]) >= e {
-                found.pieces.push((u.depth, mid, hi));
+                found.pieces.push((mid, hi));
                 found.count += (hi - mid) as u64;
                 hi = mid;
             } else {
@@ -234,8 +250,8 @@ impl Tree {
         Some(found)
     }
 
-    /// Checks the orders, that every node's secondary range holds its primary range's
-    /// periods, and the free set.
+    /// Checks the orders, that every marked subtree's secondary range holds its primary
+    /// range's periods, and the free set.
     pub(crate) fn validate(&self) -> Result<(), Invalid> {
         let p = &self.by_start;
         if let Some(w) = p.windows(2).find(|w| (w[1].start, w[0].id) > (w[0].start, w[1].id) || w[0] == w[1])
@@ -246,15 +262,15 @@ impl Tree {
         // Secondary leaves not filled yet have nothing to check: they are filled from
         // the primary leaves checked here.
         if let Some(ends) = self.by_end.get() {
-            if ends.len() as u64 != levels(p.len()) * p.len() as u64 {
+            if ends.len() != p.len() {
                 return Err(IdlePeriods::KIND.invalid(format!(
                     "{} secondary leaves for {} periods",
                     ends.len(),
                     p.len()
                 )));
             }
-            if let Some(root) = self.root() {
-                self.validate_node(root)?;
+            for u in self.marked() {
+                self.validate_node(u)?;
             }
         }
         let servers = RangeSet::from_ids(p.iter().map(|q| q.id));
@@ -266,17 +282,12 @@ impl Tree {
     }
 
     fn validate_node(&self, u: Node) -> Result<(), Invalid> {
-        let ends = &self.level(u.depth)[u.lo..u.hi];
+        let ends = &self.ends()[u.lo..u.hi];
         let mut own: Vec<_> = self.by_start[u.lo..u.hi].iter().map(leaf).collect();
         own.sort_unstable();
         if ends != own.as_slice() {
             return Err(IdlePeriods::KIND
                 .invalid(format!("secondary tree of node {u:?} holds {ends:?}, its periods are {own:?}")));
-        }
-        if u.hi - u.lo > 1 {
-            let (left, right) = u.children();
-            self.validate_node(left)?;
-            self.validate_node(right)?;
         }
         Ok(())
     }
@@ -299,36 +310,12 @@ pub(crate) fn primary(a: &Period, b: &Period) -> std::cmp::Ordering {
     b.start.cmp(&a.start).then(a.id.cmp(&b.id))
 }
 
-/// Fills the secondary leaves of `u` and below by merging the children's.
-fn fill(periods: &[Period], by_end: &mut [Leaf], u: Node) {
-    let m = periods.len();
-    if u.hi - u.lo == 1 {
-        by_end[u.depth * m + u.lo] = leaf(&periods[u.lo]);
-        return;
-    }
-    let (left, right) = u.children();
-    fill(periods, by_end, left);
-    fill(periods, by_end, right);
-    let (upper, lower) = by_end.split_at_mut((u.depth + 1) * m);
-    let (out, below) = (&mut upper[u.depth * m..], &lower[..m]);
-    let (mut i, mut j) = (left.lo, right.lo);
-    for slot in &mut out[u.lo..u.hi] {
-        let take_left = j == right.hi || (i < left.hi && below[i] <= below[j]);
-        *slot = if take_left { below[i] } else { below[j] };
-        if take_left {
-            i += 1;
-        } else {
-            j += 1;
-        }
-    }
-}
-
 /// Faults planted on purpose (feature `planted`, for tests only).
 #[cfg(feature = "planted")]
 impl Tree {
     /// Breaks check `check` of this tree, keeping those [`Tree::validate`] makes before
-    /// it: 0 the primary order, 1 the number of secondary leaves, 2 a node's secondary
-    /// leaves, 3 one period per server, 4 the free set; and 5 the periods held, which
+    /// it: 0 the primary order, 1 the number of secondary leaves, 2 a marked subtree's
+    /// secondary leaves, 3 one period per server, 4 the free set; and 5 the periods held, which
     /// [`Runs::validate`](super::runs::Runs::validate) checks after. The place is the
     /// `pick`-th (modulo their number); false if this tree has none.
     pub(super) fn corrupt(&mut self, check: usize, pick: u64) -> bool {
@@ -342,18 +329,10 @@ impl Tree {
             }
             // A leaf past the last level, which no node reads.
             1 => self.by_end = OnceLock::from([self.ends(), &[0]].concat()),
-            // Another server in the secondary tree of a node on the path to leaf `i`.
+            // Another server in the secondary tree of the marked subtree holding leaf `i`.
             2 if m >= 1 => {
-                let i = nth(m);
-                let mut u = Node { depth: 0, lo: 0, hi: m };
-                for _ in 0..(pick / m as u64) % levels(m) {
-                    if u.hi - u.lo > 1 {
-                        let (left, right) = u.children();
-                        u = if i < left.hi { left } else { right };
-                    }
-                }
                 let mut ends = self.ends().to_vec();
-                ends[u.depth * m + i] ^= 1;
+                ends[nth(m)] ^= 1;
                 self.by_end = OnceLock::from(ends);
             }
             // A second period of a server, ending earlier: in primary order right after
