@@ -35,7 +35,7 @@ fn level(n: u64) -> usize {
 /// `i`'s fields are meaningful where its bits say so. Unused fields are 0, so that equal
 /// stretches have equal summaries.
 ///
-/// The per-level times are kept as u32 offsets from `first`, which halves the summary
+/// The per-level times are kept as u32 offsets from `first`, which takes the summary from 288 to 160 bytes
 /// (the upkeep copies it on every change). A stretch longer than `u32::MAX` seconds
 /// (136 years: never in a trace, but the profile has no horizon) is `wide`: it keeps no
 /// levels, and the search walks into it instead of judging it whole.
