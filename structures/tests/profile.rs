@@ -170,3 +170,23 @@ fn augtree_descends_past_runs_too_short_for_the_duration() {
     assert!(walked.visited >= 2000, "{walked:?}");
     assert!(skipped.visited + skipped.search <= 100, "{skipped:?}");
 }
+
+quickcheck::quickcheck! {
+    /// `augtree` rebuilds a small subtree's summary entry by entry with `push`; it must
+    /// equal `join` with an empty right, which builds the kept ones (gaps near `u32::MAX`
+    /// make the stretch too wide for offsets).
+    fn augtree_push_is_a_join_with_an_empty_right(entries: Vec<(u32, bool, u16)>) -> bool {
+        use structures::profile::{Runs, Summary};
+        let (mut pushed, mut joined, mut key) = (Runs::default(), Runs::default(), 0u64);
+        for (gap, huge, own) in entries {
+            key += if huge { u64::from(u32::MAX - gap % 4) } else { u64::from(gap % 1000) + 1 };
+            let own = u32::from(own) % 3000;
+            pushed.push(key, own);
+            joined = Runs::join(key, own, &joined, &Runs::default());
+            if pushed != joined {
+                return false;
+            }
+        }
+        true
+    }
+}

@@ -11,6 +11,14 @@
 //!
 //! Flux's planner keeps only counts; this tree keeps the exact sets in its entries and
 //! uses the runs to skip, so its answers are the profile's.
+//!
+//! Only subtrees of at least [`KEPT_FROM`](Summary::KEPT_FROM) entries keep their runs
+//! (about a fifth of the nodes). A smaller subtree's are rebuilt when read: the upkeep
+//! appends its entries one by one ([`Summary::push`]), and the search reads its entries
+//! once and judges each of its subtrees from them, exactly as it judges a kept summary,
+//! so answers and counted steps are those of a tree that keeps every summary. This takes
+//! augtree from 369 to 244 bytes per entry at `sdsc-blue-10000` (`record --memory-only`)
+//! for replays 10 to 17 % slower (`ci/side-by-side`).
 
 use super::rbtree::{RbTree, Summary};
 use super::Profile;
@@ -70,14 +78,6 @@ const fn from_level(top: u8) -> u16 {
 }
 
 impl Runs {
-    /// One entry with `free` free ids at `key`: a blocker at the levels above
-    /// `log2(free)`.
-    fn entry(key: Time, free: u32) -> Self {
-        let top = Self::top_of(free);
-        let blocked = from_level(top);
-        Self { filled: true, top, blocked, ends_blocked: blocked, first: key, last: key, ..Self::default() }
-    }
-
     /// One past the highest level at which an entry with `free` free ids is no blocker.
     fn top_of(free: u32) -> u8 {
         if free == 0 {
@@ -111,6 +111,9 @@ impl Runs {
 impl Summary for Runs {
     const KIND: Kind = Kind::AugTree;
     const ACTIVE: bool = true;
+    /// 8, not 4: at 4 a third of the nodes keep a summary (277 bytes per entry at
+    /// `sdsc-blue-10000`), and 7 saves no more memory than 6 (252).
+    const KEPT_FROM: u32 = 8;
     type Own = u32;
 
     fn own(free: &RangeSet) -> u32 {
@@ -199,9 +202,114 @@ impl Summary for Runs {
         out
     }
 
+    fn push(&mut self, key: Time, own: u32) {
+        if !self.filled {
+            *self = Self::join(key, own, &Self::default(), &Self::default());
+            return;
+        }
+        let entry_top = Self::top_of(own);
+        let entry_blocked = from_level(entry_top);
+        // Whether the stretch is wide before and after the entry (`join`'s condition).
+        let was_wide = self.wide;
+        self.wide = key - self.first > Time::from(u32::MAX);
+        if self.wide && !was_wide {
+            *self = Self { first_blocker: [0; LEVELS], open: [0; LEVELS], best: [0; LEVELS], ..*self };
+        }
+        let top = self.top.max(entry_top);
+        if !self.wide {
+            let at = (key - self.first) as u32;
+            for i in 0..usize::from(top) {
+                let bit = 1 << i;
+                if entry_blocked & bit != 0 {
+                    if self.blocked & bit == 0 {
+                        self.first_blocker[i] = at;
+                    } else if self.ends_blocked & bit == 0 {
+                        // The run open at the end is an inner run now.
+                        self.best[i] = self.best[i].max(at - self.open[i]);
+                    }
+                    self.open[i] = 0;
+                } else if self.ends_blocked & bit != 0 {
+                    self.open[i] = at;
+                }
+            }
+        }
+        self.top = top;
+        self.blocked |= entry_blocked;
+        self.ends_blocked = entry_blocked;
+        self.last = key;
+    }
+
     fn seek(tree: &RbTree<Self>, t: Time, n: u64, duration: Time, steps: &mut u64) -> Option<Time> {
         let mut scan = Scan { tree, level: level(n), duration, run: None, steps };
         scan.from(tree.root(), t).or(scan.run)
+    }
+}
+
+/// A stretch's runs at one level: what the search reads of a summary.
+#[derive(Debug, Clone, Copy)]
+struct View {
+    first: Time,
+    last: Time,
+    /// Too long for a summary's offsets: judged by walking in, as a wide summary is.
+    wide: bool,
+    blocked: bool,
+    ends_blocked: bool,
+    /// The first blocker's key, where blocked.
+    first_blocker: Time,
+    /// Where the run open at the end starts, unless the last entry is a blocker.
+    open: Time,
+    /// The longest inner run.
+    best: Time,
+}
+
+impl View {
+    /// `runs` at level `i`.
+    fn of(runs: &Runs, i: usize) -> Self {
+        let wide = runs.wide;
+        let bit = 1 << i;
+        Self {
+            first: runs.first,
+            last: runs.last,
+            wide,
+            blocked: runs.blocked & bit != 0,
+            ends_blocked: runs.ends_blocked & bit != 0,
+            first_blocker: if wide { runs.first } else { runs.first_blocker(i) },
+            open: if wide { runs.first } else { runs.open(i) },
+            best: if wide { 0 } else { runs.best(i) },
+        }
+    }
+
+    /// One entry that is a blocker or not.
+    fn entry(key: Time, blocked: bool) -> Self {
+        Self {
+            first: key,
+            last: key,
+            wide: false,
+            blocked,
+            ends_blocked: blocked,
+            first_blocker: key,
+            open: key,
+            best: 0,
+        }
+    }
+
+    /// This stretch followed by an entry at `key` (after `last`): [`Runs::join`] at one
+    /// level with the entry on the right, as a left-to-right walk builds a stretch.
+    fn push(&mut self, key: Time, blocked: bool) {
+        if blocked {
+            if !self.blocked {
+                self.first_blocker = key;
+            } else {
+                let tail = if self.ends_blocked { key } else { self.open };
+                self.best = self.best.max(key - tail);
+            }
+        } else if self.ends_blocked {
+            self.open = key;
+        }
+        self.blocked |= blocked;
+        self.ends_blocked = blocked;
+        self.last = key;
+        self.wide = self.last - self.first > Time::from(u32::MAX);
     }
 }
 
@@ -221,7 +329,8 @@ impl Scan<'_> {
     /// passed by one root-to-leaf path, the rest is scanned as whole subtrees.
     fn from(&mut self, x: u32, t: Time) -> Option<Time> {
         let (key, own, sub, left, right) = self.tree.parts(x)?;
-        if sub.first >= t {
+        let first = sub.map_or_else(|| self.tree.first_key(x), |sub| sub.first);
+        if first >= t {
             return self.whole(x);
         }
         *self.steps += 1;
@@ -231,55 +340,107 @@ impl Scan<'_> {
         if let Some(found) = self.from(left, t) {
             return Some(found);
         }
-        self.stretch(&Runs::entry(key, own)).or_else(|| self.whole(right))
+        self.stretch(&self.entry(key, own)).or_else(|| self.whole(right))
     }
 
     /// The first start in the subtree at `x`, entered only where its summary shows one.
     fn whole(&mut self, x: u32) -> Option<Time> {
         let (key, own, sub, left, right) = self.tree.parts(x)?;
+        let Some(sub) = sub else { return self.small(x) };
         *self.steps += 1;
-        if !sub.wide {
-            if let Some(found) = self.carried(sub) {
+        let view = View::of(sub, self.level);
+        if !view.wide {
+            if let Some(found) = self.carried(&view) {
                 return Some(found);
             }
-            if sub.best(self.level) < self.duration {
-                return self.pass(sub);
+            if view.best < self.duration {
+                return self.pass(&view);
             }
         }
         // A run between two of its blockers is long enough (or a wide stretch may have
         // one): the first start is inside.
-        self.whole(left).or_else(|| self.stretch(&Runs::entry(key, own))).or_else(|| self.whole(right))
+        self.whole(left).or_else(|| self.stretch(&self.entry(key, own))).or_else(|| self.whole(right))
+    }
+
+    /// [`whole`](Self::whole) for a subtree too small to keep its summary: its entries
+    /// are read once, and each of its subtrees is judged, as `whole` judges a kept one,
+    /// by the view of its stretch of them.
+    fn small(&mut self, x: u32) -> Option<Time> {
+        let mut entries = [(0, false); Runs::KEPT_FROM as usize];
+        let mut len = 0;
+        self.collect(x, &mut entries, &mut len);
+        self.judge_small(x, &entries[..len])
+    }
+
+    /// Adds the small subtree at `x`'s entries, in order and at the scan's level, to
+    /// `entries[*len..]`.
+    fn collect(&self, x: u32, entries: &mut [(Time, bool)], len: &mut usize) {
+        let Some((key, own, _, left, right)) = self.tree.parts(x) else { return };
+        self.collect(left, entries, len);
+        entries[*len] = (key, self.blocked(own));
+        *len += 1;
+        self.collect(right, entries, len);
+    }
+
+    /// The first start in the small subtree at `x`, whose entries are `entries`.
+    fn judge_small(&mut self, x: u32, entries: &[(Time, bool)]) -> Option<Time> {
+        let (&(first, blocked), rest) = entries.split_first()?;
+        let (key, own, _, left, right) = self.tree.parts(x)?;
+        *self.steps += 1;
+        let mut view = View::entry(first, blocked);
+        for &(key, blocked) in rest {
+            view.push(key, blocked);
+        }
+        if !view.wide {
+            if let Some(found) = self.carried(&view) {
+                return Some(found);
+            }
+            if view.best < self.duration {
+                return self.pass(&view);
+            }
+        }
+        let (before, after) = entries.split_at(self.tree.size(left) as usize);
+        self.judge_small(left, before)
+            .or_else(|| self.stretch(&self.entry(key, own)))
+            .or_else(|| self.judge_small(right, &after[1..]))
+    }
+
+    /// Whether an entry with `own` free ids is a blocker at the scan's level.
+    fn blocked(&self, own: u32) -> bool {
+        self.level >= usize::from(Runs::top_of(own))
+    }
+
+    /// One entry at the scan's level.
+    fn entry(&self, key: Time, own: u32) -> View {
+        View::entry(key, self.blocked(own))
     }
 
     /// The first start in one stretch whose inner runs are all too short, if any.
-    fn stretch(&mut self, runs: &Runs) -> Option<Time> {
-        self.carried(runs).or_else(|| self.pass(runs))
+    fn stretch(&mut self, view: &View) -> Option<Time> {
+        self.carried(view).or_else(|| self.pass(view))
     }
 
-    /// The run that reaches `runs`' first entry (carried in, or starting there), if it
-    /// is long enough by `runs`' first blocker (or, without one, by its last entry).
-    fn carried(&self, runs: &Runs) -> Option<Time> {
-        let blocked = runs.blocked & (1 << self.level) != 0;
-        let first_blocker = runs.first_blocker(self.level);
+    /// The run that reaches the stretch's first entry (carried in, or starting there),
+    /// if it is long enough by its first blocker (or, without one, by its last entry).
+    fn carried(&self, view: &View) -> Option<Time> {
         let start = match self.run {
             Some(start) => start,
-            None if blocked && first_blocker == runs.first => return None,
-            None => runs.first,
+            None if view.blocked && view.first_blocker == view.first => return None,
+            None => view.first,
         };
-        let reach = if blocked { first_blocker } else { runs.last };
+        let reach = if view.blocked { view.first_blocker } else { view.last };
         (reach - start >= self.duration).then_some(start)
     }
 
-    /// Moves past `runs`, whose inner runs are too short: the run open at its end is
+    /// Moves past a stretch whose inner runs are too short: the run open at its end is
     /// carried on, and found if it already reaches `duration` at the last entry.
-    fn pass(&mut self, runs: &Runs) -> Option<Time> {
-        let bit = 1 << self.level;
-        if runs.blocked & bit == 0 {
+    fn pass(&mut self, view: &View) -> Option<Time> {
+        if !view.blocked {
             // A run carried in goes on through (`carried` judged it); else one starts.
-            self.run.get_or_insert(runs.first);
+            self.run.get_or_insert(view.first);
         } else {
-            self.run = (runs.ends_blocked & bit == 0).then_some(runs.open(self.level));
+            self.run = (!view.ends_blocked).then_some(view.open);
         }
-        self.run.filter(|&start| runs.last - start >= self.duration)
+        self.run.filter(|&start| view.last - start >= self.duration)
     }
 }

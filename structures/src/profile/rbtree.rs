@@ -5,6 +5,7 @@
 //! [`Summary`] of its subtree: nothing for the paper's tree, the free counts for the
 //! tree that skips (`augtree`).
 
+use std::borrow::Cow;
 use std::fmt;
 
 use super::Store;
@@ -24,6 +25,15 @@ pub trait Summary: Copy + Default + PartialEq + fmt::Debug {
     /// `Default` is the empty subtree's. It must depend on the entries alone, not on the
     /// tree's shape, because a rotation moves a summary to another root.
     fn join(key: Time, own: Self::Own, left: &Self, right: &Self) -> Self;
+    /// This stretch followed by one entry after it: `join` with an empty right, which
+    /// rebuilds a small subtree's summary entry by entry.
+    fn push(&mut self, key: Time, own: Self::Own) {
+        *self = Self::join(key, own, self, &Self::default());
+    }
+    /// The fewest entries a subtree has for its summary to be kept. A smaller subtree's
+    /// is rebuilt from its entries when read, at most `KEPT_FROM - 1` joins; most
+    /// subtrees are small, so this keeps most summaries out of memory.
+    const KEPT_FROM: u32 = 1;
     /// The first key `>= t` that may start a window of `duration` with at least `n`
     /// free ids throughout, judged from the summaries alone; `None` if none can. It
     /// may answer too early, never too late. Adds the nodes visited to `steps`.
@@ -47,15 +57,19 @@ impl Summary for () {
 /// Index of the sentinel: black, size 0, the `T.nil` of CLRS.
 const NIL: u32 = 0;
 
+/// A node's `kept` when its summary is not kept.
+const UNKEPT: u32 = u32::MAX;
+
 /// The fields a descent reads come first, in declaration order, so that they share the
 /// node's first cache line ahead of the free set.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 #[repr(C)]
 struct Node<S: Summary> {
     key: Time,
     left: u32,
     right: u32,
-    sub: S,
+    /// Where its subtree's summary is in the tree's `kept`, or `UNKEPT`.
+    kept: u32,
     own: S::Own,
     parent: u32,
     prev: u32,
@@ -65,16 +79,46 @@ struct Node<S: Summary> {
     free: RangeSet,
 }
 
+impl<S: Summary> Default for Node<S> {
+    fn default() -> Self {
+        Self {
+            key: 0,
+            left: NIL,
+            right: NIL,
+            kept: UNKEPT,
+            own: S::Own::default(),
+            parent: NIL,
+            prev: NIL,
+            next: NIL,
+            size: 0,
+            red: false,
+            free: RangeSet::default(),
+        }
+    }
+}
+
+/// A node's key, own part, kept summary and children.
+pub(super) type Parts<'a, S> = (Time, <S as Summary>::Own, Option<&'a S>, u32, u32);
+
+/// A kept summary and the node whose subtree it summarises.
+#[derive(Debug, Clone)]
+struct Kept<S> {
+    sub: S,
+    owner: u32,
+}
+
 /// A red-black tree of entries threaded by a doubly linked list, each subtree summarised
 /// by `S`.
 ///
 /// The arena is dense: slot 0 is the sentinel and slots `1..=count` the entries. A
 /// deleted node's slot takes the last node, so there are no vacant slots to keep. The
 /// arena grows by a quarter at a time rather than doubling, and gives memory back when
-/// `drop_before` leaves it less than half used.
+/// `drop_before` leaves it less than half used. The summaries of the subtrees with at
+/// least [`Summary::KEPT_FROM`] entries are kept beside the arena, densely too.
 #[derive(Debug, Clone)]
 pub struct RbTree<S: Summary = ()> {
     nodes: Vec<Node<S>>,
+    kept: Vec<Kept<S>>,
     root: u32,
     head: u32,
 }
@@ -107,9 +151,72 @@ impl<S: Summary> RbTree<S> {
 
     /// A node's key, own part, subtree summary and children, for a summary's
     /// [`seek`](Summary::seek); `None` for an empty subtree.
-    pub(super) fn parts(&self, x: u32) -> Option<(Time, S::Own, &S, u32, u32)> {
+    /// The summary is `None` where it is not kept (fewer than [`Summary::KEPT_FROM`]
+    /// entries).
+    pub(super) fn parts(&self, x: u32) -> Option<Parts<'_, S>> {
         let node = self.n(x);
-        (x != NIL).then_some((node.key, node.own, &node.sub, node.left, node.right))
+        let sub = self.kept.get(node.kept as usize).map(|kept| &kept.sub);
+        (x != NIL).then_some((node.key, node.own, sub, node.left, node.right))
+    }
+
+    /// The number of entries in `x`'s subtree.
+    pub(super) fn size(&self, x: u32) -> u32 {
+        self.n(x).size
+    }
+
+    /// The first key in `x`'s (non-empty) subtree.
+    pub(super) fn first_key(&self, x: u32) -> Time {
+        self.n(self.minimum(x)).key
+    }
+
+    /// The summary of `x`'s subtree: kept, or rebuilt from its entries.
+    fn summary(&self, x: u32) -> Cow<'_, S> {
+        match self.kept.get(self.n(x).kept as usize) {
+            Some(kept) => Cow::Borrowed(&kept.sub),
+            None => {
+                let mut sub = S::default();
+                self.append(x, &mut sub);
+                Cow::Owned(sub)
+            }
+        }
+    }
+
+    /// Adds the entries of `x`'s subtree, which keeps no summary, to `sub`, in order.
+    fn append(&self, x: u32, sub: &mut S) {
+        if x != NIL {
+            let node = self.n(x);
+            self.append(node.left, sub);
+            sub.push(node.key, node.own);
+            self.append(node.right, sub);
+        }
+    }
+
+    /// Keeps `sub` as `x`'s summary if its subtree is large enough, and frees its slot
+    /// if it no longer is.
+    fn keep(&mut self, x: u32, sub: S) {
+        let slot = self.n(x).kept;
+        if self.n(x).size < S::KEPT_FROM {
+            if slot != UNKEPT {
+                self.unkeep(x);
+            }
+        } else if slot == UNKEPT {
+            grow(&mut self.kept);
+            self.kept.push(Kept { sub, owner: x });
+            self.m(x).kept = (self.kept.len() - 1) as u32;
+        } else {
+            self.kept[slot as usize].sub = sub;
+        }
+    }
+
+    /// Frees `x`'s kept summary's slot by moving the last one into it.
+    fn unkeep(&mut self, x: u32) {
+        let slot = self.n(x).kept;
+        self.kept.swap_remove(slot as usize);
+        if let Some(moved) = self.kept.get(slot as usize) {
+            let owner = moved.owner;
+            self.m(owner).kept = slot;
+        }
+        self.m(x).kept = UNKEPT;
     }
 
     fn n(&self, x: u32) -> &Node<S> {
@@ -159,25 +266,41 @@ impl<S: Summary> RbTree<S> {
         let size = self.n(self.n(x).left).size + self.n(self.n(x).right).size + 1;
         self.m(x).size = size;
         if S::ACTIVE {
-            self.m(x).sub = self.joined(x);
+            // A small subtree's summary is not computed until read.
+            let sub = if size < S::KEPT_FROM { S::default() } else { self.joined(x) };
+            self.keep(x, sub);
         }
     }
 
     /// The summary of `x`'s subtree from its own and its children's.
     fn joined(&self, x: u32) -> S {
         let node = self.n(x);
-        S::join(node.key, node.own, &self.n(node.left).sub, &self.n(node.right).sub)
+        match self.kept.get(self.n(node.right).kept as usize) {
+            Some(right) => S::join(node.key, node.own, &self.summary(node.left), &right.sub),
+            // A small right subtree is appended entry by entry, not rebuilt to be joined.
+            None => {
+                let mut sub = self.summary(node.left).into_owned();
+                sub.push(node.key, node.own);
+                self.append(node.right, &mut sub);
+                sub
+            }
+        }
     }
 
     /// Recomputes the summaries from `x` up, stopping where one does not change (the
     /// ancestors above depend on nothing else that changed).
     fn resummarise(&mut self, mut x: u32) {
         while x != NIL {
-            let sub = self.joined(x);
-            if sub == self.n(x).sub {
-                return;
+            // Only a subtree's size decides whether its summary is kept; a small one's
+            // has nothing to update.
+            let slot = self.n(x).kept;
+            if slot != UNKEPT {
+                let sub = self.joined(x);
+                if sub == self.kept[slot as usize].sub {
+                    return;
+                }
+                self.kept[slot as usize].sub = sub;
             }
-            self.m(x).sub = sub;
             x = self.n(x).parent;
         }
     }
@@ -193,7 +316,11 @@ impl<S: Summary> RbTree<S> {
         let (key, left, right) = (self.n(x).key, self.n(x).left, self.n(x).right);
         self.refresh(left, lo, Some(key), from, to);
         self.refresh(right, key.saturating_add(1), hi, from, to);
-        self.m(x).sub = self.joined(x);
+        // Sizes do not change here, so a small subtree keeps no summary to refresh.
+        let slot = self.n(x).kept;
+        if slot != UNKEPT {
+            self.kept[slot as usize].sub = self.joined(x);
+        }
     }
 
     /// Puts `y` where `x` was under `x`'s parent.
@@ -220,8 +347,17 @@ impl<S: Summary> RbTree<S> {
         self.replace_child(x, y);
         self.set_child(y, left, x);
         self.m(x).parent = y;
+        // `y`'s subtree now holds `x`'s old entries, so it takes `x`'s summary; `x`
+        // takes `y`'s slot, if any, for its own.
         self.m(y).size = self.n(x).size;
-        self.m(y).sub = self.n(x).sub;
+        let (from_x, from_y) = (self.n(x).kept, self.n(y).kept);
+        self.m(y).kept = from_x;
+        self.m(x).kept = from_y;
+        for (slot, owner) in [(from_x, y), (from_y, x)] {
+            if slot != UNKEPT {
+                self.kept[slot as usize].owner = owner;
+            }
+        }
         self.resize(x);
     }
 
@@ -243,10 +379,7 @@ impl<S: Summary> RbTree<S> {
     }
 
     fn alloc(&mut self, node: Node<S>) -> u32 {
-        if self.nodes.len() == self.nodes.capacity() {
-            // Growth by a quarter: amortised O(1) like doubling, with less slack.
-            self.nodes.reserve_exact(self.nodes.len() / 4 + 4);
-        }
+        grow(&mut self.nodes);
         self.nodes.push(node);
         (self.nodes.len() - 1) as u32
     }
@@ -254,12 +387,16 @@ impl<S: Summary> RbTree<S> {
     /// Frees `z`'s slot, which nothing links to any more, by moving the last node into
     /// it and relinking that node's neighbours.
     fn vacate(&mut self, z: u32) {
+        if self.n(z).kept != UNKEPT {
+            self.unkeep(z);
+        }
         let last = (self.nodes.len() - 1) as u32;
         if z != last {
             // Everything that links to the last node is pointed at `z` first; then the
             // last node moves there.
             let node = self.n(last);
-            let (left, right, prev, next) = (node.left, node.right, node.prev, node.next);
+            let (left, right, prev, next, node_kept) =
+                (node.left, node.right, node.prev, node.next, node.kept);
             self.replace_child(last, z);
             for child in [left, right] {
                 if child != NIL {
@@ -268,6 +405,9 @@ impl<S: Summary> RbTree<S> {
             }
             self.chain(prev, z);
             self.chain(z, next);
+            if let Some(kept) = self.kept.get_mut(node_kept as usize) {
+                kept.owner = z;
+            }
         }
         self.nodes.swap_remove(z as usize);
     }
@@ -414,9 +554,18 @@ impl<S: Summary> RbTree<S> {
         if node.size != self.n(node.left).size + self.n(node.right).size + 1 {
             return Err(S::KIND.invalid(format!("subtree size of {} is wrong", node.key)));
         }
-        if node.own != S::own(&node.free) || node.sub != self.joined(x) {
-            return Err(S::KIND
-                .invalid(format!("the summary of {} is stale: {:?} of {:?}", node.key, node.sub, node.own)));
+        let keeps = S::ACTIVE && node.size >= S::KEPT_FROM;
+        let kept = self.kept.get(node.kept as usize).filter(|kept| kept.owner == x);
+        if keeps != kept.is_some() || (!keeps && node.kept != UNKEPT) {
+            return Err(S::KIND.invalid(format!(
+                "the summary of {} is kept where it should not be, or not kept",
+                node.key
+            )));
+        }
+        if node.own != S::own(&node.free) || kept.is_some_and(|kept| kept.sub != self.joined(x)) {
+            return Err(
+                S::KIND.invalid(format!("the summary of {} is stale: {kept:?} of {:?}", node.key, node.own))
+            );
         }
         Ok(lh + u32::from(!node.red))
     }
@@ -440,7 +589,7 @@ impl<S: Summary> Store for RbTree<S> {
         S: 'a;
 
     fn with_first(key: Time, free: RangeSet) -> Self {
-        let mut tree = Self { nodes: vec![Node::default()], root: NIL, head: NIL };
+        let mut tree = Self { nodes: vec![Node::default()], kept: Vec::new(), root: NIL, head: NIL };
         tree.insert(key, free);
         tree
     }
@@ -478,8 +627,10 @@ impl<S: Summary> Store for RbTree<S> {
 
     fn insert(&mut self, t: Time, free: RangeSet) {
         let own = S::own(&free);
-        let sub = S::join(t, own, &S::default(), &S::default());
-        let z = self.alloc(Node { key: t, free, own, sub, size: 1, red: true, ..Node::default() });
+        let z = self.alloc(Node { key: t, free, own, size: 1, red: true, ..Node::default() });
+        if S::ACTIVE {
+            self.resize(z);
+        }
         let (mut parent, mut x) = (NIL, self.root);
         let (mut pred, mut succ) = (NIL, NIL);
         while x != NIL {
@@ -556,6 +707,10 @@ impl<S: Summary> Store for RbTree<S> {
         if self.nodes.capacity() > 2 * len + 8 {
             self.nodes.shrink_to(len + len / 4 + 4);
         }
+        let kept = self.kept.len();
+        if self.kept.capacity() > 2 * kept + 8 {
+            self.kept.shrink_to(kept + kept / 4 + 4);
+        }
         if S::ACTIVE {
             self.resummarise(keep);
         }
@@ -575,6 +730,11 @@ impl<S: Summary> Store for RbTree<S> {
         self.in_order(self.root, &mut order);
         if order.len() + 1 != self.nodes.len() {
             return Err(S::KIND.invalid("the arena holds nodes that are not in the tree"));
+        }
+        // Each tree node that keeps a summary owns its slot (checked above), so equal
+        // counts leave no slot unowned.
+        if order.iter().filter(|&&x| self.n(x).kept != UNKEPT).count() != self.kept.len() {
+            return Err(S::KIND.invalid("a kept summary belongs to no node"));
         }
         let (mut at, mut prev) = (self.head, NIL);
         for &x in &order {
@@ -696,13 +856,25 @@ impl<S: Summary> Store for RbTree<S> {
                 if pick.is_multiple_of(2) {
                     let free = &mut self.m(x).free;
                     *free = if free.is_empty() { RangeSet::from_range(0, 64) } else { RangeSet::new() };
-                } else if self.n(x).sub != S::default() {
-                    self.m(x).sub = S::default();
                 } else {
-                    return false;
+                    let Some(kept) = self.kept.get_mut(self.nodes[x as usize].kept as usize) else {
+                        return false;
+                    };
+                    if kept.sub == S::default() {
+                        return false;
+                    }
+                    kept.sub = S::default();
                 }
             }
         }
         true
+    }
+}
+
+/// Makes room for one more element, growing by a quarter: amortised O(1) like doubling,
+/// with less slack.
+fn grow<T>(items: &mut Vec<T>) {
+    if items.len() == items.capacity() {
+        items.reserve_exact(items.len() / 4 + 4);
     }
 }
