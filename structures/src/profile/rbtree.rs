@@ -31,7 +31,7 @@ pub trait Summary: Copy + Default + PartialEq + fmt::Debug {
         *self = Self::join(key, own, self, &Self::default());
     }
     /// The fewest entries a subtree has for its summary to be kept. A smaller subtree's
-    /// is rebuilt from its entries when read, at most `KEPT_FROM - 1` joins; most
+    /// is rebuilt from its entries when read, at most `KEPT_FROM - 1` pushes; most
     /// subtrees are small, so this keeps most summaries out of memory.
     const KEPT_FROM: u32 = 1;
     /// The first key `>= t` that may start a window of `duration` with at least `n`
@@ -150,9 +150,8 @@ impl<S: Summary> RbTree<S> {
     }
 
     /// A node's key, own part, subtree summary and children, for a summary's
-    /// [`seek`](Summary::seek); `None` for an empty subtree.
-    /// The summary is `None` where it is not kept (fewer than [`Summary::KEPT_FROM`]
-    /// entries).
+    /// [`seek`](Summary::seek); `None` for an empty subtree. The summary is `None` where
+    /// it is not kept (fewer than [`Summary::KEPT_FROM`] entries).
     pub(super) fn parts(&self, x: u32) -> Option<Parts<'_, S>> {
         let node = self.n(x);
         let sub = self.kept.get(node.kept as usize).map(|kept| &kept.sub);
