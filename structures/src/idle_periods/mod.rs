@@ -190,9 +190,16 @@ impl Engine for IdlePeriods {
     }
 
     /// Forgets the periods that ended and drops the trees of the expired slots.
-    fn advance(&mut self, _: &Basis, now: Time) {
+    fn advance(&mut self, at: &Basis, now: Time) {
         let mut ended = Vec::new();
-        for (id, periods) in self.servers.iter_mut().enumerate() {
+        // A period that ends by `now` ends after the old present, at a counted boundary
+        // (or at the end of time): without one in between, no server need be looked at.
+        let servers = if now == Time::MAX || self.runs.has_bound_in(at.now, now) {
+            &mut self.servers[..]
+        } else {
+            &mut []
+        };
+        for (id, periods) in servers.iter_mut().enumerate() {
             while let Some(entry) = periods.first_entry().filter(|p| *p.get() <= now) {
                 let (start, end) = entry.remove_entry();
                 ended.push(Period { start, end, id: id as u32 });

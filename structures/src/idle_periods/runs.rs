@@ -69,6 +69,11 @@ impl Runs {
         first.into_iter().chain(self.trees.range((Excluded(s), Unbounded))).map(|(&k, tree)| (k, tree.free()))
     }
 
+    /// Whether a period starts or ends in `(from, to]`.
+    pub(crate) fn has_bound_in(&self, from: Time, to: Time) -> bool {
+        from < to && self.bounds.range((Excluded(from), Included(to))).next().is_some()
+    }
+
     /// Idle periods held, once per tree.
     pub(crate) fn leaves(&self) -> usize {
         self.trees.values().map(|tree| tree.periods().len()).sum()
