@@ -190,15 +190,18 @@ impl<S: Summary> RbTree<S> {
         }
     }
 
-    /// Keeps `sub` as `x`'s summary if its subtree is large enough, and frees its slot
-    /// if it no longer is.
-    fn keep(&mut self, x: u32, sub: S) {
+    /// Keeps `x`'s summary, current, if its subtree is large enough, and frees its slot
+    /// if it no longer is (a small subtree's summary is not computed until read).
+    fn keep(&mut self, x: u32) {
         let slot = self.n(x).kept;
         if self.n(x).size < S::KEPT_FROM {
             if slot != UNKEPT {
                 self.unkeep(x);
             }
-        } else if slot == UNKEPT {
+            return;
+        }
+        let sub = self.joined(x);
+        if slot == UNKEPT {
             grow(&mut self.kept);
             self.kept.push(Kept { sub, owner: x });
             self.m(x).kept = (self.kept.len() - 1) as u32;
@@ -265,9 +268,7 @@ impl<S: Summary> RbTree<S> {
         let size = self.n(self.n(x).left).size + self.n(self.n(x).right).size + 1;
         self.m(x).size = size;
         if S::ACTIVE {
-            // A small subtree's summary is not computed until read.
-            let sub = if size < S::KEPT_FROM { S::default() } else { self.joined(x) };
-            self.keep(x, sub);
+            self.keep(x);
         }
     }
 
