@@ -239,9 +239,10 @@ impl Summary for Runs {
         self.last = key;
     }
 
-    fn seek(tree: &RbTree<Self>, t: Time, n: u64, duration: Time, steps: &mut u64) -> Option<Time> {
+    fn seek(tree: &RbTree<Self>, x: u32, n: u64, duration: Time, steps: &mut u64) -> Option<u32> {
         let mut scan = Scan { tree, level: level(n), duration, run: None, steps };
-        scan.from(tree.root(), t).or(scan.run)
+        let start = scan.after(x).or(scan.run)?;
+        Some(tree.floor_from(x, start, steps))
     }
 }
 
@@ -325,22 +326,27 @@ struct Scan<'a> {
 }
 
 impl Scan<'_> {
-    /// The first start in the subtree at `x` among keys `>= t`: its part below `t` is
-    /// passed by one root-to-leaf path, the rest is scanned as whole subtrees.
-    fn from(&mut self, x: u32, t: Time) -> Option<Time> {
-        let (key, own, sub, left, right) = self.tree.parts(x)?;
-        let first = sub.map_or_else(|| self.tree.first_key(x), |sub| sub.first);
-        if first >= t {
-            return self.whole(x);
-        }
+    /// The first start among node `x` and the entries after it: its entry, its right
+    /// subtree, then each ancestor it lies left of with that one's right subtree, in
+    /// key order, climbing only as far as the start (a root-down search would pay the
+    /// tree's height for every candidate the caller rejects).
+    fn after(&mut self, mut x: u32) -> Option<Time> {
+        let (key, own, _, _, right) = self.tree.parts(x)?;
         *self.steps += 1;
-        if key < t {
-            return self.from(right, t);
-        }
-        if let Some(found) = self.from(left, t) {
+        if let Some(found) = self.stretch(&self.entry(key, own)).or_else(|| self.whole(right)) {
             return Some(found);
         }
-        self.stretch(&self.entry(key, own)).or_else(|| self.whole(right))
+        loop {
+            let p = self.tree.parent(x);
+            let (key, own, _, left, right) = self.tree.parts(p)?;
+            *self.steps += 1;
+            if left == x {
+                if let Some(found) = self.stretch(&self.entry(key, own)).or_else(|| self.whole(right)) {
+                    return Some(found);
+                }
+            }
+            x = p;
+        }
     }
 
     /// The first start in the subtree at `x`, entered only where its summary shows one.

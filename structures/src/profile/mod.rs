@@ -76,13 +76,22 @@ pub trait Store: Sized {
     /// earliest-start search may skip with it.
     const SEEKS: bool = false;
 
-    /// The first key `>= t` that may start a window of `duration` with at least `n`
-    /// free ids throughout, judged from subtree summaries: never later than the first
-    /// that does, `None` if none can. Adds the nodes visited to `steps`. Only called
-    /// when [`SEEKS`](Store::SEEKS); other containers answer `t`.
-    fn seek(&self, t: Time, n: u64, duration: Time, steps: &mut u64) -> Option<Time> {
+    /// The walk from the first entry at or after `from`'s next that may start a window
+    /// of `duration` with at least `n` free ids throughout, judged from subtree
+    /// summaries: never later than the first that does, `None` if none can. It starts
+    /// where `from` stands rather than at the root, so a search that rejects candidate
+    /// after candidate pays for the distance it moves, not for the tree's height each
+    /// time. Adds the nodes visited to `steps`. Only called when
+    /// [`SEEKS`](Store::SEEKS); other containers answer `from`.
+    fn seek<'a>(
+        &'a self,
+        from: Self::Iter<'a>,
+        n: u64,
+        duration: Time,
+        steps: &mut u64,
+    ) -> Option<Self::Iter<'a>> {
         let _ = (n, duration, steps);
-        Some(t)
+        Some(from)
     }
 
     /// Applies `f` to the free set of every entry with key in `[from, to)`.

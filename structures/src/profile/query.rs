@@ -89,7 +89,8 @@ impl<S: Store> Profile<S> {
             let start = if first { ready } else { key };
             first = false;
             let Some((end, window_end)) = at.candidate(start, duration) else { break None };
-            let mut past = key;
+            // The entries after the blocker that ended the walk, or after the candidate.
+            let mut past = walk.clone();
             if anchor.count() < n {
                 cost.search += 1;
             } else {
@@ -97,10 +98,10 @@ impl<S: Store> Profile<S> {
                 cost.visited += 1;
                 let (mut free, mut rest) = (anchor.clone(), walk.clone());
                 let fits = loop {
-                    let Some((t, next)) = rest.next().filter(|&(t, _)| t < window_end) else { break true };
+                    let Some((_, next)) = rest.next().filter(|&(t, _)| t < window_end) else { break true };
                     cost.visited += 1;
                     if next.count() < n {
-                        past = t;
+                        past = rest;
                         break false;
                     }
                     free.intersect_with(next);
@@ -112,12 +113,8 @@ impl<S: Store> Profile<S> {
                     break Some(TimeFrame { start, end, free });
                 }
             }
-            let Some(next) =
-                past.checked_add(1).and_then(|t| self.store.seek(t, n, duration, &mut cost.search))
-            else {
-                break None;
-            };
-            walk = self.store.iter_from(next, &mut cost.search);
+            let Some(next) = self.store.seek(past, n, duration, &mut cost.search) else { break None };
+            walk = next;
         };
         if let Some(key) = potential.filter(|_| COUNTING) {
             let m = (self.store.count() - self.store.rank(key) + 1) as u64;

@@ -34,12 +34,12 @@ pub trait Summary: Copy + Default + PartialEq + fmt::Debug {
     /// is rebuilt from its entries when read, at most `KEPT_FROM - 1` pushes; most
     /// subtrees are small, so this keeps most summaries out of memory.
     const KEPT_FROM: u32 = 1;
-    /// The first key `>= t` that may start a window of `duration` with at least `n`
-    /// free ids throughout, judged from the summaries alone; `None` if none can. It
-    /// may answer too early, never too late. Adds the nodes visited to `steps`.
-    fn seek(tree: &RbTree<Self>, t: Time, n: u64, duration: Time, steps: &mut u64) -> Option<Time> {
+    /// The first entry at or after node `x` that may start a window of `duration` with
+    /// at least `n` free ids throughout, judged from the summaries alone; `None` if none
+    /// can. It may answer too early, never too late. Adds the nodes visited to `steps`.
+    fn seek(tree: &RbTree<Self>, x: u32, n: u64, duration: Time, steps: &mut u64) -> Option<u32> {
         let _ = (tree, n, duration, steps);
-        Some(t)
+        Some(x)
     }
 }
 
@@ -144,11 +144,6 @@ impl<'a, S: Summary> Iterator for ListWalk<'a, S> {
 }
 
 impl<S: Summary> RbTree<S> {
-    /// The root, where a summary's [`seek`](Summary::seek) starts.
-    pub(super) fn root(&self) -> u32 {
-        self.root
-    }
-
     /// A node's key, own part, subtree summary and children, for a summary's
     /// [`seek`](Summary::seek); `None` for an empty subtree. The summary is `None` where
     /// it is not kept (fewer than [`Summary::KEPT_FROM`] entries).
@@ -163,9 +158,25 @@ impl<S: Summary> RbTree<S> {
         self.n(x).size
     }
 
-    /// The first key in `x`'s (non-empty) subtree.
-    pub(super) fn first_key(&self, x: u32) -> Time {
-        self.n(self.minimum(x)).key
+    /// `x`'s parent (NIL for the root).
+    pub(super) fn parent(&self, x: u32) -> u32 {
+        self.n(x).parent
+    }
+
+    /// The node with the greatest key `<= t`, found from node `x` (whose key is `<= t`)
+    /// by climbing only as far as the subtree holding every key in `[x's key, t]`, then
+    /// descending: O(log d) for a node d entries on. Counts the nodes visited.
+    pub(super) fn floor_from(&self, mut x: u32, t: Time, steps: &mut u64) -> u32 {
+        loop {
+            let p = self.n(x).parent;
+            // Every key between a left child's subtree and its parent lies in that subtree.
+            if p == NIL || (self.n(p).left == x && self.n(p).key > t) {
+                break;
+            }
+            *steps += 1;
+            x = p;
+        }
+        self.floor_under(x, t, steps)
     }
 
     /// The summary of `x`'s subtree: kept, or rebuilt from its entries.
@@ -235,7 +246,13 @@ impl<S: Summary> RbTree<S> {
 
     /// The node with the greatest key `<= t`, or NIL; counts levels descended.
     fn floor(&self, t: Time, steps: &mut u64) -> u32 {
-        let (mut x, mut best) = (self.root, NIL);
+        self.floor_under(self.root, t, steps)
+    }
+
+    /// The node with the greatest key `<= t` in `x`'s subtree, or NIL; counts levels
+    /// descended.
+    fn floor_under(&self, mut x: u32, t: Time, steps: &mut u64) -> u32 {
+        let mut best = NIL;
         while x != NIL {
             *steps += 1;
             if self.n(x).key <= t {
@@ -688,8 +705,18 @@ impl<S: Summary> Store for RbTree<S> {
         }
     }
 
-    fn seek(&self, t: Time, n: u64, duration: Time, steps: &mut u64) -> Option<Time> {
-        S::seek(self, t, n, duration, steps)
+    fn seek<'a>(
+        &'a self,
+        from: ListWalk<'a, S>,
+        n: u64,
+        duration: Time,
+        steps: &mut u64,
+    ) -> Option<ListWalk<'a, S>> {
+        if from.at == NIL {
+            return None;
+        }
+        let at = S::seek(self, from.at, n, duration, steps)?;
+        Some(ListWalk { tree: self, at })
     }
 
     fn drop_before(&mut self, t: Time) {
