@@ -97,6 +97,15 @@ pub trait Store: Sized {
     /// Applies `f` to the free set of every entry with key in `[from, to)`.
     fn update(&mut self, from: Time, to: Time, f: &mut dyn FnMut(&mut RangeSet));
 
+    /// Holds back the upkeep of what the container derives from its entries (subtree
+    /// summaries) until [`settle`](Store::settle), so that a batch of changes pays for
+    /// it once; reads of summaries in between are not allowed. Does nothing for a
+    /// container that derives nothing.
+    fn hold(&mut self) {}
+
+    /// Brings what [`hold`](Store::hold) held back up to date.
+    fn settle(&mut self) {}
+
     /// Removes the entries before the one holding `t` and moves that one's key to `t`.
     fn drop_before(&mut self, t: Time);
 

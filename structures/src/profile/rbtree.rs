@@ -60,6 +60,10 @@ const NIL: u32 = 0;
 /// A node's `kept` when its summary is not kept.
 const UNKEPT: u32 = u32::MAX;
 
+/// The most changes held back before their summaries are settled: an `advance` past a
+/// long backlog deletes many entries, and each delete renames the held nodes.
+const MAX_DIRTY: usize = 64;
+
 /// The fields a descent reads come first, in declaration order, so that they share the
 /// node's first cache line ahead of the free set.
 #[derive(Debug, Clone)]
@@ -76,6 +80,8 @@ struct Node<S: Summary> {
     next: u32,
     size: u32,
     red: bool,
+    /// Set only inside `settle_dirty`: the summary is to be recomputed.
+    marked: bool,
     free: RangeSet,
 }
 
@@ -92,6 +98,7 @@ impl<S: Summary> Default for Node<S> {
             next: NIL,
             size: 0,
             red: false,
+            marked: false,
             free: RangeSet::default(),
         }
     }
@@ -121,6 +128,10 @@ pub struct RbTree<S: Summary = ()> {
     kept: Vec<Kept<S>>,
     root: u32,
     head: u32,
+    /// Whether the summaries' upkeep is held back until [`settle`](Store::settle).
+    held: bool,
+    /// While held, nodes whose subtree changed; their ancestors changed too.
+    dirty: Vec<u32>,
 }
 
 /// Walks the linked list from a node on.
@@ -285,8 +296,68 @@ impl<S: Summary> RbTree<S> {
         let size = self.n(self.n(x).left).size + self.n(self.n(x).right).size + 1;
         self.m(x).size = size;
         if S::ACTIVE {
-            self.keep(x);
+            if self.held {
+                self.dirty.push(x);
+            } else {
+                self.keep(x);
+            }
         }
+    }
+
+    /// [`resize`](Self::resize)s `w` and its ancestors; while held, one mark at `w`
+    /// stands for the whole path.
+    fn resize_path(&mut self, mut w: u32) {
+        if S::ACTIVE && self.held && w != NIL {
+            self.dirty.push(w);
+            while w != NIL {
+                self.m(w).size = self.n(self.n(w).left).size + self.n(self.n(w).right).size + 1;
+                w = self.n(w).parent;
+            }
+        } else {
+            while w != NIL {
+                self.resize(w);
+                w = self.n(w).parent;
+            }
+        }
+    }
+
+    /// Settles the held changes early once many wait, so that the renaming in
+    /// [`vacate`](Self::vacate) stays short; called where the tree is whole.
+    fn bound_dirty(&mut self) {
+        if self.held && self.dirty.len() >= MAX_DIRTY {
+            self.settle_dirty();
+        }
+    }
+
+    /// Recomputes every summary that the held changes made stale, each once, children
+    /// before parents: the dirty nodes and their ancestors are marked (a connected
+    /// part of the tree that holds the root), then visited in post-order. O(c + log n)
+    /// for c changed nodes close together, where keeping each change's path current as
+    /// it happens costs O(log n) each.
+    fn settle_dirty(&mut self) {
+        let mut dirty = std::mem::take(&mut self.dirty);
+        for &x in &dirty {
+            let mut x = x;
+            while x != NIL && !self.n(x).marked {
+                self.m(x).marked = true;
+                x = self.n(x).parent;
+            }
+        }
+        dirty.clear();
+        self.dirty = dirty;
+        self.settle_under(self.root);
+    }
+
+    /// The post-order pass of [`settle_dirty`](Self::settle_dirty) under `x`.
+    fn settle_under(&mut self, x: u32) {
+        if x == NIL || !self.n(x).marked {
+            return;
+        }
+        self.m(x).marked = false;
+        let (left, right) = (self.n(x).left, self.n(x).right);
+        self.settle_under(left);
+        self.settle_under(right);
+        self.keep(x);
     }
 
     /// The summary of `x`'s subtree from its own and its children's.
@@ -301,42 +372,6 @@ impl<S: Summary> RbTree<S> {
                 self.append(node.right, &mut sub);
                 sub
             }
-        }
-    }
-
-    /// Recomputes the summaries from `x` up, stopping where one does not change (the
-    /// ancestors above depend on nothing else that changed).
-    fn resummarise(&mut self, mut x: u32) {
-        while x != NIL {
-            // Only a subtree's size decides whether its summary is kept; a small one's
-            // has nothing to update.
-            let slot = self.n(x).kept;
-            if slot != UNKEPT {
-                let sub = self.joined(x);
-                if sub == self.kept[slot as usize].sub {
-                    return;
-                }
-                self.kept[slot as usize].sub = sub;
-            }
-            x = self.n(x).parent;
-        }
-    }
-
-    /// Recomputes, bottom up, the summaries of the subtrees under `x` that hold a key in
-    /// `[from, to)`; `x`'s keys lie in `[lo, hi)` (`hi = None`: unbounded). One pass
-    /// over the entries of the range and their ancestors, O(w + log n), where
-    /// recomputing each entry's path to the root would cost O(w log n).
-    fn refresh(&mut self, x: u32, lo: Time, hi: Option<Time>, from: Time, to: Time) {
-        if x == NIL || hi.is_some_and(|hi| hi <= from) || lo >= to {
-            return;
-        }
-        let (key, left, right) = (self.n(x).key, self.n(x).left, self.n(x).right);
-        self.refresh(left, lo, Some(key), from, to);
-        self.refresh(right, key.saturating_add(1), hi, from, to);
-        // Sizes do not change here, so a small subtree keeps no summary to refresh.
-        let slot = self.n(x).kept;
-        if slot != UNKEPT {
-            self.kept[slot as usize].sub = self.joined(x);
         }
     }
 
@@ -408,6 +443,14 @@ impl<S: Summary> RbTree<S> {
             self.unkeep(z);
         }
         let last = (self.nodes.len() - 1) as u32;
+        if self.held {
+            self.dirty.retain(|&d| d != z);
+            for d in &mut self.dirty {
+                if *d == last {
+                    *d = z;
+                }
+            }
+        }
         if z != last {
             // Everything that links to the last node is pointed at `z` first; then the
             // last node moves there.
@@ -469,6 +512,7 @@ impl<S: Summary> RbTree<S> {
     }
 
     fn delete(&mut self, z: u32) {
+        self.bound_dirty();
         let (prev, next) = (self.n(z).prev, self.n(z).next);
         self.chain(prev, next);
 
@@ -499,11 +543,7 @@ impl<S: Summary> RbTree<S> {
             self.m(y).red = self.is_red(z);
         }
         // Every subtree that lost a node lies on the path from x's parent to the root.
-        let mut w = self.n(x).parent;
-        while w != NIL {
-            self.resize(w);
-            w = self.n(w).parent;
-        }
+        self.resize_path(self.n(x).parent);
         if !removed_red {
             self.delete_fixup(x);
         }
@@ -606,7 +646,14 @@ impl<S: Summary> Store for RbTree<S> {
         S: 'a;
 
     fn with_first(key: Time, free: RangeSet) -> Self {
-        let mut tree = Self { nodes: vec![Node::default()], kept: Vec::new(), root: NIL, head: NIL };
+        let mut tree = Self {
+            nodes: vec![Node::default()],
+            kept: Vec::new(),
+            root: NIL,
+            head: NIL,
+            held: false,
+            dirty: Vec::new(),
+        };
         tree.insert(key, free);
         tree
     }
@@ -643,6 +690,7 @@ impl<S: Summary> Store for RbTree<S> {
     }
 
     fn insert(&mut self, t: Time, free: RangeSet) {
+        self.bound_dirty();
         let own = S::own(&free);
         let z = self.alloc(Node { key: t, free, own, size: 1, red: true, ..Node::default() });
         if S::ACTIVE {
@@ -674,11 +722,7 @@ impl<S: Summary> Store for RbTree<S> {
         self.insert_fixup(z);
         if S::ACTIVE {
             // The sizes were counted on the way down; the summaries follow z up.
-            let mut w = self.n(z).parent;
-            while w != NIL {
-                self.resize(w);
-                w = self.n(w).parent;
-            }
+            self.resize_path(self.n(z).parent);
         }
     }
 
@@ -690,18 +734,32 @@ impl<S: Summary> Store for RbTree<S> {
     }
 
     fn update(&mut self, from: Time, to: Time, f: &mut dyn FnMut(&mut RangeSet)) {
+        let held = self.held;
+        self.hold();
         let mut x = self.floor(from, &mut 0);
         while x != NIL && self.n(x).key < to {
             if self.n(x).key >= from {
                 f(&mut self.m(x).free);
                 if S::ACTIVE {
                     self.m(x).own = S::own(&self.n(x).free);
+                    self.dirty.push(x);
                 }
             }
             x = self.n(x).next;
         }
-        if S::ACTIVE {
-            self.refresh(self.root, 0, None, from, to);
+        if !held {
+            self.settle();
+        }
+    }
+
+    fn hold(&mut self) {
+        self.held = S::ACTIVE;
+    }
+
+    fn settle(&mut self) {
+        if self.held {
+            self.settle_dirty();
+            self.held = false;
         }
     }
 
@@ -722,12 +780,17 @@ impl<S: Summary> Store for RbTree<S> {
     fn drop_before(&mut self, t: Time) {
         // By key, not slot: a delete moves the last node to another slot.
         let keep = self.n(self.floor(t, &mut 0)).key;
+        self.hold();
         while self.n(self.head).key != keep {
             self.delete(self.head);
         }
         // The head is the minimum and `t` is below the next key, so order is kept.
         let keep = self.head;
         self.m(keep).key = t;
+        if S::ACTIVE {
+            self.dirty.push(keep);
+        }
+        self.settle();
         // Memory goes back when time passes a backlog, not on every delete, so that
         // updates that come and go around one size never reallocate.
         let len = self.nodes.len();
@@ -737,9 +800,6 @@ impl<S: Summary> Store for RbTree<S> {
         let kept = self.kept.len();
         if self.kept.capacity() > 2 * kept + 8 {
             self.kept.shrink_to(kept + kept / 4 + 4);
-        }
-        if S::ACTIVE {
-            self.resummarise(keep);
         }
     }
 
