@@ -147,57 +147,41 @@ impl Summary for Runs {
             // fits is a stretch that fits, so a narrow part never reaches here wide).
             return out;
         }
-        // Every time below lies in `[first, last]`, so each offset fits a u32.
-        let offset = |t: Time| (t - first) as u32;
+        // Every time below lies in `[first, last]`, so it is kept as a u32 offset from
+        // `first`. `left`'s offsets are already from `first` (or `left` is empty, all 0);
+        // `right`'s are shifted by where it starts (or `right` is empty, all 0, and
+        // what it would change is not kept). Each level is computed with selects, not
+        // branches (a third fewer instructions in joins on the KTH year, callgrind); a
+        // difference is wrapping as it is computed also where it is not picked.
+        let k = (key - first) as u32;
+        let shift = if right.filled { (right.first - first) as u32 } else { 0 };
+        let pick = |c: bool, a: u32, b: u32| if c { a } else { b };
         for i in 0..usize::from(top) {
             let bit = 1 << i;
             let entry_blocked = i >= usize::from(entry_top);
-            // `left` and the entry: is it blocked, its first blocker, longest inner run,
-            // and the start of the run open at its end (the entry ends it).
-            let (mut blocked, mut first_blocker, mut best, mut open) = (
-                entry_blocked,
-                if entry_blocked { key } else { first },
-                0,
-                if entry_blocked { first } else { key },
-            );
-            if left.filled {
-                let left_blocked = left.blocked & bit != 0;
-                // The run open where `left` ends starts in it, or at the entry.
-                let tail = if left.ends_blocked & bit != 0 { key } else { left.open(i) };
-                if left_blocked {
-                    first_blocker = left.first_blocker(i);
-                }
-                best = left.best(i);
-                if left_blocked && entry_blocked {
-                    best = best.max(key - tail);
-                }
-                open = if entry_blocked { first } else { tail };
-                blocked |= left_blocked;
-            }
-            if right.filled {
-                let right_blocked = right.blocked & bit != 0;
-                let right_first_blocker = right.first_blocker(i);
-                // The run open after the entry starts before it, or at `right`'s first.
-                let tail = if entry_blocked { right.first } else { open };
-                if !blocked {
-                    first_blocker = right_first_blocker;
-                }
-                if blocked && right_blocked {
-                    best = best.max(right_first_blocker - tail);
-                }
-                best = best.max(right.best(i));
-                open = if right_blocked { right.open(i) } else { tail };
-            }
-            // Unused fields are 0 (a part's unused times are its own first key, which
-            // depends on the tree's shape).
-            if out.blocked & bit != 0 {
-                out.first_blocker[i] = offset(first_blocker);
-            }
-            if out.ends_blocked & bit == 0 {
-                out.open[i] = offset(open);
-            }
-            // A run inside the stretch is no longer than it.
-            out.best[i] = best as u32;
+            let (left_blocked, left_ends) = (left.blocked & bit != 0, left.ends_blocked & bit != 0);
+            let right_blocked = right.blocked & bit != 0;
+            // `left` and the entry: its first blocker, longest inner run, and the start
+            // of the run open at its end (the entry ends it). The run open where `left`
+            // ends starts in it, or at the entry.
+            let tail = pick(left_ends, k, left.open[i]);
+            let mut first_blocker = pick(left_blocked, left.first_blocker[i], pick(entry_blocked, k, 0));
+            let mut best = left.best[i];
+            best = pick(left_blocked && entry_blocked, best.max(k.wrapping_sub(tail)), best);
+            let mut open = pick(entry_blocked, 0, tail);
+            let blocked = entry_blocked | left_blocked;
+            // Then `right` (all 0 if empty, so it changes nothing kept): the run open
+            // after the entry starts before it, or at `right`'s first.
+            let right_first_blocker = shift + right.first_blocker[i];
+            let tail = pick(entry_blocked, shift, open);
+            first_blocker = pick(blocked, first_blocker, right_first_blocker);
+            best = pick(blocked && right_blocked, best.max(right_first_blocker.wrapping_sub(tail)), best);
+            best = best.max(right.best[i]);
+            open = pick(right_blocked, shift + right.open[i], tail);
+            // Unused fields are 0, so that equal stretches have equal summaries.
+            out.first_blocker[i] = pick(out.blocked & bit != 0, first_blocker, 0);
+            out.open[i] = pick(out.ends_blocked & bit != 0, 0, open);
+            out.best[i] = best;
         }
         out
     }
