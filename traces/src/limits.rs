@@ -114,7 +114,7 @@ fn line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize, skip: bool) -> 
             });
         }
         any = true;
-        let end = chunk.iter().position(|&b| b == b'\n' || b == b'\r');
+        let end = memchr::memchr2(b'\n', b'\r', chunk);
         let part = &chunk[..end.unwrap_or(chunk.len())];
         let room = max.saturating_sub(buf.len());
         long |= part.len() > room;

@@ -343,11 +343,27 @@ fn parse_line(text: &str, line: usize, header: &mut Header, jobs: &mut Vec<Job>)
     // The fields into a fixed array, counting any beyond it: no allocation per line.
     let mut fields = [""; FIELDS.len()];
     let mut found = 0;
-    for raw in text.split_whitespace() {
+    let mut put = |raw| {
         if let Some(field) = fields.get_mut(found) {
             *field = raw;
         }
         found += 1;
+    };
+    if text.is_ascii() {
+        // The same split as `split_whitespace` on ASCII (which, unlike
+        // `split_ascii_whitespace`, splits at a vertical tab), without decoding chars.
+        let space = |b: u8| b.is_ascii_whitespace() || b == 0x0b;
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        while at < bytes.len() {
+            let start = at + bytes[at..].iter().take_while(|&&b| space(b)).count();
+            at = start + bytes[start..].iter().take_while(|&&b| !space(b)).count();
+            if at > start {
+                put(&text[start..at]);
+            }
+        }
+    } else {
+        text.split_whitespace().for_each(&mut put);
     }
     if found != FIELDS.len() {
         return Err(LineError::FieldCount { found });

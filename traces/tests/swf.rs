@@ -32,6 +32,22 @@ fn gzip_and_plain_read_alike() {
 }
 
 #[test]
+fn fields_split_at_every_unicode_white_space_ascii_or_not() {
+    // The reader's ASCII fast path must split as `split_whitespace` does, which
+    // includes the vertical tab that `split_ascii_whitespace` leaves in a field.
+    let plain = swf::read_bytes(GOOD.as_bytes(), "t.swf", false).unwrap();
+    for space in ["\t", "\u{b}", "\u{c}", " \t\u{b} ", "\u{a0}", "\u{2003}"] {
+        let text = GOOD.replace("-1 1 1 1", &format!("-1{space}1{space}1{space}1"));
+        let trace = swf::read_bytes(text.as_bytes(), "t.swf", false).unwrap();
+        assert_eq!(trace.jobs, plain.jobs, "separator {space:?}");
+    }
+    // A character that is no white space stays in its field.
+    let text = GOOD.replace("-1 1 1 1", "-1\u{1}1 1 1");
+    let err = swf::read_bytes(text.as_bytes(), "t.swf", false).unwrap_err();
+    assert_eq!(err.to_string(), "t.swf:3: expected 18 fields, found 17");
+}
+
+#[test]
 fn a_malformed_field_names_file_line_and_field() {
     let text = GOOD.replace("2 10 0 50", "2 10 0 fifty");
     let err = swf::read_bytes(text.as_bytes(), "t.swf", false).unwrap_err();
