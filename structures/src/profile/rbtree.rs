@@ -619,7 +619,10 @@ impl<S: Summary> RbTree<S> {
                 node.key
             )));
         }
-        if node.own != S::own(&node.free) || kept.is_some_and(|kept| kept.sub != self.joined(x)) {
+        if node.own != S::own(&node.free)
+            || node.marked
+            || kept.is_some_and(|kept| kept.sub != self.joined(x))
+        {
             return Err(
                 S::KIND.invalid(format!("the summary of {} is stale: {kept:?} of {:?}", node.key, node.own))
             );
@@ -839,6 +842,11 @@ impl<S: Summary> Store for RbTree<S> {
         if at != NIL {
             return Err(S::KIND.invalid("the list runs past the last tree node"));
         }
+        // An operation settles what it held back, or later changes would read stale
+        // summaries.
+        if self.held || !self.dirty.is_empty() {
+            return Err(S::KIND.invalid("the summaries' upkeep is still held back"));
+        }
         Ok(())
     }
 
@@ -937,10 +945,16 @@ impl<S: Summary> Store for RbTree<S> {
                 let last = nodes.iter().copied().find(|&x| self.n(x).next == NIL).unwrap_or(NIL);
                 self.m(last).next = self.head;
             }
-            // A free set changed under its own summary, or a subtree summary emptied.
+            // A free set changed under its own summary, a subtree summary emptied, or a
+            // change's upkeep left held back (with its node marked or listed).
             _ => {
                 let Some(x) = among(&nodes) else { return false };
-                if pick.is_multiple_of(2) {
+                if pick % 4 == 2 {
+                    self.m(x).marked = true;
+                } else if pick % 4 == 3 {
+                    self.held = true;
+                    self.dirty.push(x);
+                } else if pick.is_multiple_of(4) {
                     let free = &mut self.m(x).free;
                     *free = if free.is_empty() { RangeSet::from_range(0, 64) } else { RangeSet::new() };
                 } else {
