@@ -8,6 +8,7 @@ use std::fs::{self, File};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -227,29 +228,57 @@ fn every_bad_input_fails_cleanly_within_its_caps() {
     fs::create_dir_all(&tmp).unwrap();
     // RESBENCH_BAD_INPUT=name runs one case.
     let only = std::env::var("RESBENCH_BAD_INPUT").ok();
+    let chosen: Vec<&Value> = manifest
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|case| only.as_ref().is_none_or(|only| *only == text(case, "name").unwrap()))
+        .collect();
     let mut generated = BTreeSet::new();
-    let mut failures = Vec::new();
-    for case in manifest.as_array().unwrap() {
-        let name = text(case, "name").unwrap();
-        if only.as_ref().is_some_and(|only| *only != name) {
-            continue;
-        }
+    for case in &chosen {
         if let Some(generator) = text(case, "generate").filter(|g| generated.insert(g.clone())) {
             match generator.as_str() {
                 "lenient_bomb" => lenient_bomb(&tmp.join("lenient_bomb.swf.gz")),
                 "strict_bomb" => strict_bomb(&tmp.join("strict_bomb.swf.gz")),
                 "header_bomb" => header_bomb(&tmp.join("header_bomb.swf.gz")),
                 "bench_200k" => bench_200k(&tmp.join("bench_200k.json")),
-                other => panic!("{name}: no generator {other}"),
+                other => panic!("{}: no generator {other}", text(case, "name").unwrap()),
             }
         }
-        let started = Instant::now();
-        let outcome = run_case(case, &cases, &tmp);
-        eprintln!("{name}: {} in {:.1?}", if outcome.is_none() { "ok" } else { "WRONG" }, started.elapsed());
-        if let Some(wrong) = outcome {
-            failures.push(format!("{name} ({}): {wrong}", text(case, "finding").unwrap_or_default()));
-        }
     }
+    // The cases run on every core, each child under its own caps.
+    let next = AtomicUsize::new(0);
+    let workers = thread::available_parallelism().map_or(1, usize::from);
+    let mut outcomes: Vec<(usize, Option<String>)> = thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(case) = chosen.get(i) else { break };
+                        let started = Instant::now();
+                        let outcome = run_case(case, &cases, &tmp);
+                        let name = text(case, "name").unwrap();
+                        let verdict = if outcome.is_none() { "ok" } else { "WRONG" };
+                        eprintln!("{name}: {verdict} in {:.1?}", started.elapsed());
+                        done.push((i, outcome));
+                    }
+                    done
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    outcomes.sort_by_key(|&(i, _)| i);
+    let failures: Vec<String> = chosen
+        .iter()
+        .zip(outcomes)
+        .filter_map(|(case, (_, wrong))| {
+            let (name, finding) = (text(case, "name").unwrap(), text(case, "finding").unwrap_or_default());
+            wrong.map(|wrong| format!("{name} ({finding}): {wrong}"))
+        })
+        .collect();
     let _ = fs::remove_dir_all(&tmp);
     assert!(failures.is_empty(), "{} cases wrong:\n{}", failures.len(), failures.join("\n\n"));
 }

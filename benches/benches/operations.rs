@@ -61,9 +61,10 @@ fn timed(index: &mut dyn AvailabilityIndex, calls: &Calls) -> Duration {
 }
 
 fn operations(c: &mut Criterion) {
+    let up_to = if benchmarking() { usize::MAX } else { TEST_ENTRIES };
     let mut built = Vec::new();
-    for state in states::all() {
-        if !benchmarking() && state.entries > TEST_ENTRIES {
+    for state in states::all(up_to) {
+        if state.entries > up_to {
             println!("test mode: {} ({} entries) is checked by cargo bench only", state.name, state.entries);
             continue;
         }
@@ -77,8 +78,8 @@ fn operations(c: &mut Criterion) {
         built.push((state, indexes));
     }
     let mut deep = Vec::new();
-    for state in states::deep() {
-        if benchmarking() || state.entries <= TEST_ENTRIES {
+    for state in states::deep(up_to) {
+        if state.entries <= up_to {
             let indexes = Kind::ALL.iter().copied().filter_map(|kind| state.build(kind).ok()).collect();
             deep.push((state, indexes));
         }

@@ -200,9 +200,9 @@ fn rolled_back(w: &Workload, decisions: &[Decision]) -> usize {
 /// each of `paths` by `count`, and that `planted` is caught.
 fn check<S: Strategy<Value = Workload>>(
     algorithm: Algorithm,
-    strategy: impl Fn() -> S,
+    strategy: impl Fn() -> S + Sync,
     paths: [&str; 2],
-    count: impl Fn(&Workload, &[Decision]) -> (usize, usize),
+    count: impl Fn(&Workload, &[Decision]) -> (usize, usize) + Sync,
     planted: Planted,
 ) {
     agrees_and_catches(strategy, paths, planted, |kind, w, planted| {

@@ -30,8 +30,10 @@ fn main() -> Result<()> {
     let mut args = std::env::args().skip(1).peekable();
     if args.peek().map(String::as_str) == Some("--memory-only") {
         let names: Vec<String> = args.skip(1).collect();
-        let states: Vec<states::State> =
-            states::all().into_iter().filter(|s| names.is_empty() || names.contains(&s.name)).collect();
+        let states: Vec<states::State> = states::all(usize::MAX)
+            .into_iter()
+            .filter(|s| names.is_empty() || names.contains(&s.name))
+            .collect();
         if states.is_empty() {
             bail!("no benchmark state is named {}", names.join(" or "));
         }
@@ -48,11 +50,11 @@ fn main() -> Result<()> {
         }
     }
     let recorded = format_utc(SystemTime::now().duration_since(UNIX_EPOCH)?.as_secs());
-    let states = states::all();
+    let states = states::all(usize::MAX);
     let memory = memory(&states);
     // The deep-backlog states are measured by `earliest` alone, but their sizes are what
     // the report fits growth against.
-    let deep = states::deep();
+    let deep = states::deep(usize::MAX);
     let size = |name: &str| states.iter().chain(&deep).find(|s| s.name == name).map(|s| s.entries as u64);
     let mut results = record::criterion(&criterion, &size).map_err(anyhow::Error::msg)?;
     if results.is_empty() {
