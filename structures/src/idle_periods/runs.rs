@@ -126,17 +126,56 @@ impl Runs {
         // primary order already: no sort per tree.
         let mut added = added.to_vec();
         added.sort_unstable_by(primary);
-        let merge = |k: Time, old: &[Period], out: &mut Vec<Period>| {
-            let kept = old.iter().filter(|p| gone.get(p.id as usize).is_none_or(|g| !g.contains(&p.start)));
-            let mut new = added.iter().filter(|p| p.start <= k && p.end > k).peekable();
-            for p in kept {
-                while let Some(q) = new.next_if(|q| primary(q, p).is_lt()) {
-                    out.push(*q);
+        let mut removed = removed.to_vec();
+        removed.sort_unstable_by(primary);
+        let mut cuts = Vec::new();
+        let merge =
+            |k: Time, old: &[Period], out: &mut Vec<Period>, cuts: &mut Vec<(usize, Option<Period>)>| {
+                let held = |p: &&Period| p.start <= k && p.end > k;
+                let changes = removed.iter().filter(held).count() + added.iter().filter(held).count();
+                // Few changes against a large tree: find each by binary search and copy the
+                // stretches between them whole.
+                if changes * ((usize::BITS - old.len().leading_zeros()) as usize) < old.len() {
+                    cuts.clear();
+                    for p in removed.iter().filter(held) {
+                        if let Ok(i) = old.binary_search_by(|q| primary(q, p)) {
+                            cuts.push((i, None));
+                        }
+                    }
+                    cuts.extend(
+                        added
+                            .iter()
+                            .filter(held)
+                            .map(|q| (old.partition_point(|x| primary(x, q).is_lt()), Some(*q))),
+                    );
+                    // At one position, added periods go (stably, in primary order) before the
+                    // removal of the old one there.
+                    cuts.sort_by_key(|&(i, q)| (i, q.is_none()));
+                    let mut at = 0;
+                    for &(i, q) in cuts.iter() {
+                        out.extend_from_slice(&old[at..i]);
+                        match q {
+                            Some(q) => {
+                                out.push(q);
+                                at = i;
+                            }
+                            None => at = i + 1,
+                        }
+                    }
+                    out.extend_from_slice(&old[at..]);
+                    return;
                 }
-                out.push(*p);
-            }
-            out.extend(new);
-        };
+                let kept =
+                    old.iter().filter(|p| gone.get(p.id as usize).is_none_or(|g| !g.contains(&p.start)));
+                let mut new = added.iter().filter(|p| p.start <= k && p.end > k).peekable();
+                for p in kept {
+                    while let Some(q) = new.next_if(|q| primary(q, p).is_lt()) {
+                        out.push(*q);
+                    }
+                    out.push(*p);
+                }
+                out.extend(new);
+            };
         // A boundary that is new starts a run, made from the old run holding it (no
         // change reaches past `hi`, so a run at `hi` that was there stays as it is).
         let fresh: Vec<(Time, Tree)> = self
@@ -146,7 +185,7 @@ impl Runs {
             .map(|(&k, _)| {
                 let (_, old) = self.trees.range(..k).next_back().expect("a run starts at now");
                 let mut periods = Vec::with_capacity(old.periods().len() + added.len());
-                merge(k, old.periods(), &mut periods);
+                merge(k, old.periods(), &mut periods, &mut cuts);
                 (k, Tree::from_sorted(periods))
             })
             .collect();
@@ -163,7 +202,7 @@ impl Runs {
         let mut buffer = std::mem::take(&mut self.buffer);
         for (&k, tree) in self.trees.range_mut(first..hi) {
             buffer.clear();
-            merge(k, tree.periods(), &mut buffer);
+            merge(k, tree.periods(), &mut buffer, &mut cuts);
             tree.replace(&mut buffer);
         }
         self.buffer = buffer;
