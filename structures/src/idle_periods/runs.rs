@@ -126,8 +126,6 @@ impl Runs {
         // primary order already: no sort per tree.
         let mut added = added.to_vec();
         added.sort_unstable_by(primary);
-        let mut removed = removed.to_vec();
-        removed.sort_unstable_by(primary);
         let mut cuts = Vec::new();
         let merge =
             |k: Time, old: &[Period], out: &mut Vec<Period>, cuts: &mut Vec<(usize, Option<Period>)>| {
