@@ -16,6 +16,7 @@
 //! where the feasible set can grow), in order. The paper's fixed Δt stepping with Rmax
 //! retries is a scheduling policy, not this operation.
 
+mod index;
 #[cfg(feature = "planted")]
 mod planted;
 mod runs;
@@ -63,11 +64,11 @@ impl Shell<IdlePeriods> {
 
 impl IdlePeriods {
     fn search(&self, s: Time, e: Time, n: u64, early: bool) -> (Option<RangeSet>, Cost) {
-        let tree = self.runs.at(s);
+        let run = self.runs.at(s);
         let mut visits = Visits::default();
-        let found = tree.feasible(s, e, n, early.then_some(n), &mut visits).filter(|f| f.count >= n);
+        let found = run.leaves().feasible(s, e, n, early.then_some(n), &mut visits).filter(|f| f.count >= n);
         let answer = found.map(|f| f.ids(if early { n } else { u64::MAX }));
-        (answer, cost(visits, attempt_bound(tree.periods().len())))
+        (answer, cost(visits, attempt_bound(run.len())))
     }
     /// The period of `id` holding `t`, if it is idle then.
     fn period_at(&self, id: u32, t: Time) -> Option<(Time, Time)> {
@@ -121,19 +122,21 @@ impl Engine for IdlePeriods {
     fn earliest(&self, at: &Basis, ready: Time, duration: Time, n: u64) -> (Option<TimeFrame>, Cost) {
         let candidates = std::iter::once((ready, self.runs.at(at.config.floor(ready))))
             .chain(self.runs.after(ready))
-            .map_while(|(t, tree)| at.candidate(t, duration).map(|w| (t, w, tree)));
+            .map_while(|(t, run)| at.candidate(t, duration).map(|w| (t, w, run)));
         let (mut visits, mut worst, mut answer) = (Visits::default(), 0, None);
-        for (t, (end, e), tree) in candidates {
+        for (t, (end, e), run) in candidates {
             if answer.is_none() {
-                if let Some(f) =
-                    tree.feasible(at.config.floor(t), e, n, None, &mut visits).filter(|f| f.count >= n)
+                if let Some(f) = run
+                    .leaves()
+                    .feasible(at.config.floor(t), e, n, None, &mut visits)
+                    .filter(|f| f.count >= n)
                 {
                     answer = Some(TimeFrame { start: t, end, free: f.ids(u64::MAX) });
                 }
             } else if !COUNTING {
                 break;
             }
-            worst += attempt_bound(tree.periods().len());
+            worst += attempt_bound(run.len());
         }
         (answer, cost(visits, worst))
     }

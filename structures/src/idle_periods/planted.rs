@@ -7,9 +7,10 @@ use super::IdlePeriods;
 use crate::shell::Basis;
 use crate::Time;
 
-/// What `validate` checks, in its order: each server's periods, the runs, each tree's
-/// own invariants (as [`Tree::corrupt`](super::tree::Tree::corrupt) numbers them, from
-/// [`TREES`] on), and the periods each tree holds. That `now` is a slot boundary is the
+/// What `validate` checks, in its order: each server's periods, the boundary counts, the
+/// index, the runs, each tree's own invariants (as
+/// [`Tree::corrupt`](super::tree::Tree::corrupt) numbers them, from [`TREES`] on), and
+/// the periods each tree holds. That `now` is a slot boundary is the
 /// shell's to break.
 pub(super) const INVARIANTS: &[&str] = &[
     "a period is not empty",
@@ -18,24 +19,27 @@ pub(super) const INVARIANTS: &[&str] = &[
     "a period starts on a slot boundary after now",
     "a period ends on a slot boundary or never",
     "boundary counts are the periods' starts and ends",
+    "the index holds the periods",
     "runs start at now and at each boundary after it",
     "a tree's periods are in descending start order",
     "a tree has a secondary leaf per period",
     "a marked subtree's secondary tree holds its periods by end",
     "a tree holds one period per server",
     "a tree's free set is its servers",
+    "a tree counts its periods",
     "a run's tree holds the periods overlapping it",
 ];
 
 /// The first of [`INVARIANTS`] that a tree breaks.
-const TREES: usize = 7;
+const TREES: usize = 8;
 
 /// Breaks invariant `invariant` at the `pick`-th place the state has for it.
 pub(super) fn corrupt(engine: &mut IdlePeriods, at: &Basis, invariant: usize, pick: u64) -> bool {
     match invariant {
         0..=4 => periods(engine, at, invariant, pick),
         5 => engine.runs.miscount(pick),
-        6 => engine.runs.extra_run(at.config.slot),
+        6 => engine.runs.unindex(pick),
+        7 => engine.runs.extra_run(at.config.slot),
         i => engine.runs.corrupt_tree(i - TREES, pick),
     }
 }

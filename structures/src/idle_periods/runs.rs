@@ -5,7 +5,8 @@
 use std::collections::BTreeMap;
 use std::ops::Bound::{Excluded, Included, Unbounded};
 
-use super::tree::{primary, Period, Tree};
+use super::index::Index;
+use super::tree::{Leaves, Period, Tree};
 use super::IdlePeriods;
 use crate::shell::Engine;
 use crate::{Invalid, RangeSet, Time};
@@ -16,11 +17,28 @@ pub(crate) struct Runs {
     trees: BTreeMap<Time, Tree>,
     /// How many periods start, or end before the end of time, at each time.
     bounds: BTreeMap<Time, u32>,
-    /// A tree's old periods after an update: the next tree's new ones go in here.
-    buffer: Vec<Period>,
-    /// Per server, the starts of the periods an update removes (`Time::MAX` for none);
-    /// kept between updates, all `Time::MAX`, so that it is not allocated per update.
-    gone: Vec<[Time; 2]>,
+    /// The periods, which a run's tree reads its leaves off.
+    index: Index,
+}
+
+/// One run: its start and its tree.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Run<'a> {
+    start: Time,
+    tree: &'a Tree,
+    index: &'a Index,
+}
+
+impl<'a> Run<'a> {
+    /// How many periods the run's tree holds.
+    pub(crate) fn len(self) -> usize {
+        self.tree.len()
+    }
+
+    /// The tree's leaves, made now if no read has made them since it last changed.
+    pub(crate) fn leaves(self) -> Leaves<'a> {
+        self.tree.read(|| self.index.held(self.start, self.tree.len()))
+    }
 }
 
 fn bounds_of(periods: &[Period]) -> BTreeMap<Time, u32> {
@@ -49,24 +67,29 @@ impl Runs {
     pub(crate) fn new(now: Time, periods: &[Period]) -> Self {
         let bounds = bounds_of(periods);
         let trees =
-            runs_of(now, periods, &bounds).into_iter().map(|(k, held)| (k, Tree::new(held))).collect();
-        Self { trees, bounds, buffer: Vec::new(), gone: Vec::new() }
+            runs_of(now, periods, &bounds).into_iter().map(|(k, held)| (k, Tree::new(held.len()))).collect();
+        Self { trees, bounds, index: Index::of(periods) }
     }
 
-    /// The tree of the slot holding `t` (at or after `now`).
-    pub(crate) fn at(&self, t: Time) -> &Tree {
-        self.trees.range(..=t).next_back().expect("a run starts at now").1
+    fn run<'a>(&'a self, (&start, tree): (&Time, &'a Tree)) -> Run<'a> {
+        Run { start, tree, index: &self.index }
+    }
+
+    /// The run of the slot holding `t` (at or after `now`).
+    pub(crate) fn at(&self, t: Time) -> Run<'_> {
+        self.run(self.trees.range(..=t).next_back().expect("a run starts at now"))
     }
 
     /// The runs that start after `t`, in order.
-    pub(crate) fn after(&self, t: Time) -> impl Iterator<Item = (Time, &Tree)> {
-        self.trees.range((Excluded(t), Unbounded)).map(|(&k, tree)| (k, tree))
+    pub(crate) fn after(&self, t: Time) -> impl Iterator<Item = (Time, Run<'_>)> {
+        self.trees.range((Excluded(t), Unbounded)).map(|entry| (*entry.0, self.run(entry)))
     }
 
     /// The free space from the run holding `s` on, as sweep steps.
     pub(crate) fn steps(&self, s: Time) -> impl Iterator<Item = (Time, &RangeSet)> {
         let first = self.trees.range(..=s).next_back();
-        first.into_iter().chain(self.trees.range((Excluded(s), Unbounded))).map(|(&k, tree)| (k, tree.free()))
+        let runs = first.into_iter().chain(self.trees.range((Excluded(s), Unbounded)));
+        runs.map(|entry| (*entry.0, self.run(entry).leaves().free()))
     }
 
     /// Whether a period starts or ends in `(from, to]`.
@@ -76,7 +99,7 @@ impl Runs {
 
     /// Idle periods held, once per tree.
     pub(crate) fn leaves(&self) -> usize {
-        self.trees.values().map(|tree| tree.periods().len()).sum()
+        self.trees.values().map(Tree::len).sum()
     }
 
     /// Counts `periods`' boundaries in or out. An allocation's periods share most of
@@ -96,12 +119,13 @@ impl Runs {
         }
     }
 
-    /// Replaces `removed` by `added` (the servers' periods already changed) in the tree
-    /// of every slot either overlaps, splitting and merging runs where boundaries come
-    /// and go. A tree that stays is changed in place, its old periods' buffer reused.
+    /// Replaces `removed` by `added` (the servers' periods already changed) in the index
+    /// and in the count of the tree of every slot either overlaps, splitting and merging
+    /// runs where boundaries come and go.
     pub(crate) fn update(&mut self, now: Time, removed: &[Period], added: &[Period]) {
         self.count(removed, false);
         self.count(added, true);
+        self.index.update(removed, added);
         let changed = || removed.iter().chain(added);
         let (Some(lo), Some(hi)) = (changed().map(|p| p.start).min(), changed().map(|p| p.end).max()) else {
             return;
@@ -111,80 +135,17 @@ impl Runs {
             lo if lo > now => *self.trees.range(..lo).next_back().expect("a run starts at now").0,
             _ => now,
         };
-        // Per server, the starts of its removed periods (a release merges at most two),
-        // looked up by id: most periods a changed tree holds are some server's.
-        let mut gone = std::mem::take(&mut self.gone);
-        for p in removed {
-            let id = p.id as usize;
-            if gone.len() <= id {
-                gone.resize(id + 1, [Time::MAX; 2]);
-            }
-            let starts = &mut gone[id];
-            starts[usize::from(starts[0] != Time::MAX)] = p.start;
-        }
-        // The added periods sorted once, merged into each tree's periods, which are in
-        // primary order already: no sort per tree.
-        let mut added = added.to_vec();
-        added.sort_unstable_by(primary);
-        let mut cuts = Vec::new();
-        let merge =
-            |k: Time, old: &[Period], out: &mut Vec<Period>, cuts: &mut Vec<(usize, Option<Period>)>| {
-                let held = |p: &&Period| p.start <= k && p.end > k;
-                let changes = removed.iter().filter(held).count() + added.iter().filter(held).count();
-                // Few changes against a large tree: find each by binary search and copy the
-                // stretches between them whole.
-                if changes * ((usize::BITS - old.len().leading_zeros()) as usize) < old.len() {
-                    cuts.clear();
-                    for p in removed.iter().filter(held) {
-                        if let Ok(i) = old.binary_search_by(|q| primary(q, p)) {
-                            cuts.push((i, None));
-                        }
-                    }
-                    cuts.extend(
-                        added
-                            .iter()
-                            .filter(held)
-                            .map(|q| (old.partition_point(|x| primary(x, q).is_lt()), Some(*q))),
-                    );
-                    // At one position, added periods go (stably, in primary order) before the
-                    // removal of the old one there.
-                    cuts.sort_by_key(|&(i, q)| (i, q.is_none()));
-                    let mut at = 0;
-                    for &(i, q) in cuts.iter() {
-                        out.extend_from_slice(&old[at..i]);
-                        match q {
-                            Some(q) => {
-                                out.push(q);
-                                at = i;
-                            }
-                            None => at = i + 1,
-                        }
-                    }
-                    out.extend_from_slice(&old[at..]);
-                    return;
-                }
-                let kept =
-                    old.iter().filter(|p| gone.get(p.id as usize).is_none_or(|g| !g.contains(&p.start)));
-                let mut new = added.iter().filter(|p| p.start <= k && p.end > k).peekable();
-                for p in kept {
-                    while let Some(q) = new.next_if(|q| primary(q, p).is_lt()) {
-                        out.push(*q);
-                    }
-                    out.push(*p);
-                }
-                out.extend(new);
-            };
-        // A boundary that is new starts a run, made from the old run holding it (no
-        // change reaches past `hi`, so a run at `hi` that was there stays as it is).
+        // A boundary that is new starts a run, which holds what the old run holding it
+        // held (no change reaches past `hi`, so a run at `hi` that was there stays).
         let fresh: Vec<(Time, Tree)> = self
             .bounds
             .range((Excluded(first), Included(hi)))
             .filter(|&(k, _)| !self.trees.contains_key(k))
             .map(|(&k, _)| {
                 let (_, old) = self.trees.range(..k).next_back().expect("a run starts at now");
-                let mut periods = Vec::with_capacity(old.periods().len() + added.len());
-                merge(k, old.periods(), &mut periods, &mut cuts);
-                (k, Tree::from_sorted(periods))
+                let mut tree = Tree::new(old.len());
+                tree.change(k, removed, added);
+                (k, tree)
             })
             .collect();
         // A run that started where a boundary went is now part of the one before it.
@@ -197,30 +158,23 @@ impl Runs {
         for k in went {
             self.trees.remove(&k);
         }
-        let mut buffer = std::mem::take(&mut self.buffer);
         for (&k, tree) in self.trees.range_mut(first..hi) {
-            buffer.clear();
-            merge(k, tree.periods(), &mut buffer, &mut cuts);
-            tree.replace(&mut buffer);
+            tree.change(k, removed, added);
         }
-        self.buffer = buffer;
         self.trees.extend(fresh);
-        for p in removed {
-            gone[p.id as usize] = [Time::MAX; 2];
-        }
-        self.gone = gone;
     }
 
     /// Moves the first run to `now`, dropping the trees of the slots before it; `ended`
     /// are the periods the servers forgot.
     pub(crate) fn advance(&mut self, now: Time, ended: &[Period]) {
         self.count(ended, false);
+        self.index.update(ended, &[]);
         let (&k, _) = self.trees.range(..=now).next_back().expect("a run starts at now");
         let mut first = self.trees.remove(&k).expect("just found");
         // A period reaching the end of time has no boundary there, so at `now` =
         // `Time::MAX` it ends inside the last run, whose tree must let it go.
         if ended.iter().any(|p| p.end == Time::MAX) {
-            first = Tree::from_sorted(first.periods().iter().filter(|p| p.end > now).copied().collect());
+            first = Tree::new(self.index.held(now, 0).len());
         }
         self.trees = self.trees.split_off(&now);
         self.trees.insert(now, first);
@@ -235,6 +189,10 @@ impl Runs {
             return Err(IdlePeriods::KIND
                 .invalid(format!("boundary counts {:?}, the periods give {bounds:?}", self.bounds)));
         }
+        if let Some(odd) = self.index.odd(&Index::of(periods)) {
+            return Err(IdlePeriods::KIND
+                .invalid(format!("the index and the periods differ on (start, server, end) {odd:?}")));
+        }
         let expected = runs_of(now, periods, &bounds);
         if !expected.iter().map(|r| r.0).eq(self.trees.keys().copied()) {
             let starts: Vec<_> = self.trees.keys().collect();
@@ -243,7 +201,8 @@ impl Runs {
                 expected.iter().map(|r| r.0).collect::<Vec<_>>()
             )));
         }
-        for ((k, mut held), tree) in expected.into_iter().zip(self.trees.values()) {
+        for ((k, mut held), entry) in expected.into_iter().zip(&self.trees) {
+            let tree = self.run(entry).leaves();
             tree.validate().map_err(|e| e.within(format_args!("slot tree at {k}")))?;
             let mut has = tree.periods().to_vec();
             let key = |p: &Period| (p.id, p.start);
@@ -281,9 +240,18 @@ impl Runs {
     /// Breaks check `check` of a tree (as [`Tree::corrupt`] numbers them) in the first
     /// tree from the `pick`-th on that has a place for it.
     pub(super) fn corrupt_tree(&mut self, check: usize, pick: u64) -> bool {
-        let mut trees: Vec<&mut Tree> = self.trees.values_mut().collect();
+        let mut trees: Vec<(&Time, &mut Tree)> = self.trees.iter_mut().collect();
         let n = trees.len() as u64;
         trees.rotate_left((pick % n) as usize);
-        trees.into_iter().any(|tree| tree.corrupt(check, pick))
+        let index = &self.index;
+        trees.into_iter().any(|(&k, tree)| {
+            let len = tree.len();
+            tree.corrupt(check, pick, || index.held(k, len))
+        })
+    }
+
+    /// The `pick`-th period of the index dropped; false if there is none.
+    pub(super) fn unindex(&mut self, pick: u64) -> bool {
+        self.index.drop_one(pick)
     }
 }

@@ -16,11 +16,12 @@
 //! subtree's range sorted by end: one sort of the periods in pieces, where a secondary
 //! tree at every node (a level of leaves per depth) took a merge per level.
 //!
-//! The secondary leaves and the free set are built when first read, not when the tree's
-//! periods change: an update changes the tree of every run its periods overlap, and an
-//! open-ended period overlaps every run to the end of time, while a search reads one run
-//! (`check`) or the first few (`earliest`). So most trees would be filled and dropped
-//! unread.
+//! A tree is a cache: its leaves are made when a search first reads them, off the runs'
+//! index of every period in primary order, and dropped when its periods change. An
+//! update changes the tree of every run its periods overlap, and an open-ended period
+//! overlaps every run to the end of time, while a search reads one run (`check`) or the
+//! first few (`earliest`). So most trees would be made and dropped unread. What a tree
+//! keeps up to date is how many periods it holds, which bounds every attempt's work.
 
 use std::sync::OnceLock;
 
@@ -64,7 +65,7 @@ pub(crate) struct Visits {
 
 /// The idle periods feasible for a window, as ranges of the secondary leaves.
 pub(crate) struct Feasible<'a> {
-    tree: &'a Tree,
+    tree: Leaves<'a>,
     pieces: Vec<(usize, usize)>,
     /// How many periods the pieces hold.
     pub(crate) count: u64,
@@ -81,17 +82,26 @@ impl Feasible<'_> {
     }
 }
 
-/// One slot's 2-dimensional tree.
+/// One slot's 2-dimensional tree, as much of it as has been read since it last changed.
 #[derive(Debug, Clone)]
 pub(crate) struct Tree {
-    /// Primary leaves: descending start, ties by ascending id.
-    by_start: Vec<Period>,
+    /// How many periods it holds.
+    len: usize,
+    /// Primary leaves: descending start, ties by ascending id; made on the first read.
+    by_start: OnceLock<Vec<Period>>,
     /// Secondary leaves, `(end, id)`: the primary leaves with each marked subtree's
-    /// range sorted ascending; filled on the first search.
+    /// range sorted ascending; made on the first search.
     by_end: OnceLock<Vec<Leaf>>,
     /// The servers of all periods held, for sweeps over the free space; made on the
     /// first sweep.
     free: OnceLock<RangeSet>,
+}
+
+/// A tree with its primary leaves made: what searches read.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Leaves<'a> {
+    tree: &'a Tree,
+    by_start: &'a [Period],
 }
 
 /// Levels of a tree of `m` leaves split at the middle: `ceil(log2 m) + 1`, 0 when empty.
@@ -111,28 +121,37 @@ pub(crate) fn attempt_bound(m: usize) -> u64 {
 }
 
 impl Tree {
-    /// The tree of `periods` (one slot's, each server at most once).
-    pub(crate) fn new(mut periods: Vec<Period>) -> Self {
-        periods.sort_unstable_by(primary);
-        Self::from_sorted(periods)
+    /// A tree of `len` periods, none read yet.
+    pub(crate) fn new(len: usize) -> Self {
+        Self { len, by_start: OnceLock::new(), by_end: OnceLock::new(), free: OnceLock::new() }
     }
 
-    /// The tree of `periods`, already in primary order.
-    pub(crate) fn from_sorted(periods: Vec<Period>) -> Self {
-        Self { by_start: periods, by_end: OnceLock::new(), free: OnceLock::new() }
+    /// How many periods the tree holds.
+    pub(crate) fn len(&self) -> usize {
+        self.len
     }
 
-    /// Makes `periods` (in primary order) the tree's, handing back the old ones in
-    /// `periods`: the caller reuses the buffer.
-    pub(crate) fn replace(&mut self, periods: &mut Vec<Period>) {
-        std::mem::swap(&mut self.by_start, periods);
-        self.by_end = OnceLock::new();
-        self.free = OnceLock::new();
+    /// Takes out the `removed` and puts in the `added` periods that overlap the run
+    /// starting at `k`; what was read of the old ones goes.
+    pub(crate) fn change(&mut self, k: Time, removed: &[Period], added: &[Period]) {
+        let held = |p: &&Period| p.start <= k && p.end > k;
+        let (out, into) = (removed.iter().filter(held).count(), added.iter().filter(held).count());
+        if out + into > 0 {
+            *self = Self::new((self.len + into).saturating_sub(out));
+        }
     }
 
+    /// The tree's leaves; `make` gives its periods in primary order if no read has since
+    /// it last changed.
+    pub(crate) fn read(&self, make: impl FnOnce() -> Vec<Period>) -> Leaves<'_> {
+        Leaves { tree: self, by_start: self.by_start.get_or_init(make) }
+    }
+}
+
+impl<'a> Leaves<'a> {
     /// Every secondary leaf, filled now if no search has read them yet.
-    fn ends(&self) -> &[Leaf] {
-        self.by_end.get_or_init(|| {
+    fn ends(self) -> &'a [Leaf] {
+        self.tree.by_end.get_or_init(|| {
             let mut by_end: Vec<Leaf> = self.by_start.iter().map(leaf).collect();
             for u in self.marked() {
                 by_end[u.lo..u.hi].sort_unstable();
@@ -144,7 +163,7 @@ impl Tree {
     /// The subtrees Phase 1 marks in every search of this tree (see the module's
     /// documentation): the right child at each depth down the left children, then the
     /// leftmost leaf.
-    fn marked(&self) -> impl Iterator<Item = Node> {
+    fn marked(self) -> impl Iterator<Item = Node> {
         let mut next = self.root();
         std::iter::from_fn(move || {
             let node = next?;
@@ -159,24 +178,24 @@ impl Tree {
     }
 
     /// The periods held, in primary order.
-    pub(crate) fn periods(&self) -> &[Period] {
-        &self.by_start
+    pub(crate) fn periods(self) -> &'a [Period] {
+        self.by_start
     }
 
     /// The servers idle throughout the slot's run.
-    pub(crate) fn free(&self) -> &RangeSet {
-        self.free.get_or_init(|| RangeSet::from_ids(self.by_start.iter().map(|p| p.id)))
+    pub(crate) fn free(self) -> &'a RangeSet {
+        self.tree.free.get_or_init(|| RangeSet::from_ids(self.by_start.iter().map(|p| p.id)))
     }
 
-    fn root(&self) -> Option<Node> {
+    fn root(self) -> Option<Node> {
         (!self.by_start.is_empty()).then_some(Node { lo: 0, hi: self.by_start.len() })
     }
 
     /// Phase 1: from the root, the subtrees whose periods all start at or before `s`
     /// (candidates), in the order they are marked, with how many periods they hold. The
     /// tree's periods all start at or before `s` (its run's start), so this is the path
-    /// of [`marked`](Tree::marked); the paper's walk is kept, as it is what is counted.
-    fn phase1(&self, s: Time, visits: &mut Visits) -> (Vec<Node>, u64) {
+    /// of [`marked`](Leaves::marked); the paper's walk is kept, as it is what is counted.
+    fn phase1(self, s: Time, visits: &mut Visits) -> (Vec<Node>, u64) {
         let (mut marked, mut candidates) = (Vec::new(), 0);
         let Some(mut node) = self.root() else { return (marked, 0) };
         loop {
@@ -202,7 +221,7 @@ impl Tree {
 
     /// Phase 2 in one marked subtree's secondary tree: the pieces whose periods all end
     /// at or after `e`, stopping once `found` reaches `stop`.
-    fn phase2(&self, u: Node, e: Time, stop: u64, found: &mut Feasible<'_>, visits: &mut Visits) {
+    fn phase2(self, u: Node, e: Time, stop: u64, found: &mut Feasible<'_>, visits: &mut Visits) {
         let ends = self.ends();
         let (mut lo, mut hi) = (u.lo, u.hi);
         while found.count < stop {
@@ -232,13 +251,13 @@ impl Tree {
     /// found, and no more searching once `stop` feasible periods are. Without, every
     /// marked subtree is searched, so `count` is exact.
     pub(crate) fn feasible(
-        &self,
+        self,
         s: Time,
         e: Time,
         need: u64,
         stop: Option<u64>,
         visits: &mut Visits,
-    ) -> Option<Feasible<'_>> {
+    ) -> Option<Feasible<'a>> {
         let (marked, candidates) = self.phase1(s, visits);
         if candidates < need {
             return None;
@@ -251,9 +270,9 @@ impl Tree {
     }
 
     /// Checks the orders, that every marked subtree's secondary range holds its primary
-    /// range's periods, and the free set.
-    pub(crate) fn validate(&self) -> Result<(), Invalid> {
-        let p = &self.by_start;
+    /// range's periods, the free set, and the count of periods.
+    pub(crate) fn validate(self) -> Result<(), Invalid> {
+        let p = self.by_start;
         if let Some(w) = p.windows(2).find(|w| (w[1].start, w[0].id) > (w[0].start, w[1].id) || w[0] == w[1])
         {
             return Err(IdlePeriods::KIND
@@ -261,7 +280,7 @@ impl Tree {
         }
         // Secondary leaves not filled yet have nothing to check: they are filled from
         // the primary leaves checked here.
-        if let Some(ends) = self.by_end.get() {
+        if let Some(ends) = self.tree.by_end.get() {
             if ends.len() != p.len() {
                 return Err(IdlePeriods::KIND.invalid(format!(
                     "{} secondary leaves for {} periods",
@@ -274,14 +293,23 @@ impl Tree {
             }
         }
         let servers = RangeSet::from_ids(p.iter().map(|q| q.id));
-        if servers.count() != p.len() as u64 || self.free.get().is_some_and(|free| *free != servers) {
-            return Err(IdlePeriods::KIND
-                .invalid(format!("free set {:?} for periods {p:?} (one per server)", self.free.get())));
+        let free = self.tree.free.get();
+        if servers.count() != p.len() as u64 || free.is_some_and(|free| *free != servers) {
+            return Err(
+                IdlePeriods::KIND.invalid(format!("free set {free:?} for periods {p:?} (one per server)"))
+            );
+        }
+        if self.tree.len != p.len() {
+            return Err(IdlePeriods::KIND.invalid(format!(
+                "counted {} periods, holds {}",
+                self.tree.len,
+                p.len()
+            )));
         }
         Ok(())
     }
 
-    fn validate_node(&self, u: Node) -> Result<(), Invalid> {
+    fn validate_node(self, u: Node) -> Result<(), Invalid> {
         let ends = &self.ends()[u.lo..u.hi];
         let mut own: Vec<_> = self.by_start[u.lo..u.hi].iter().map(leaf).collect();
         own.sort_unstable();
@@ -305,54 +333,61 @@ fn end_of(leaf: Leaf) -> Time {
     (leaf >> 32) as Time
 }
 
-/// The primary order: descending start, ties by ascending id.
-pub(crate) fn primary(a: &Period, b: &Period) -> std::cmp::Ordering {
-    b.start.cmp(&a.start).then(a.id.cmp(&b.id))
-}
-
 /// Faults planted on purpose (feature `planted`, for tests only).
 #[cfg(feature = "planted")]
 impl Tree {
-    /// Breaks check `check` of this tree, keeping those [`Tree::validate`] makes before
-    /// it: 0 the primary order, 1 the number of secondary leaves, 2 a marked subtree's
-    /// secondary leaves, 3 one period per server, 4 the free set; and 5 the periods held, which
-    /// [`Runs::validate`](super::runs::Runs::validate) checks after. The place is the
-    /// `pick`-th (modulo their number); false if this tree has none.
-    pub(super) fn corrupt(&mut self, check: usize, pick: u64) -> bool {
-        let m = self.by_start.len();
+    /// Breaks check `check` of this tree, keeping those [`Leaves::validate`] makes
+    /// before it: 0 the primary order, 1 the number of secondary leaves, 2 a marked
+    /// subtree's secondary leaves, 3 one period per server, 4 the free set, 5 the count
+    /// of periods; and 6 the periods held, which
+    /// [`Runs::validate`](super::runs::Runs::validate) checks after. The leaves broken
+    /// are the ones read, made by `make` first; the place is the `pick`-th (modulo their
+    /// number). False if this tree has none.
+    pub(super) fn corrupt(&mut self, check: usize, pick: u64, make: impl FnOnce() -> Vec<Period>) -> bool {
+        self.read(make);
+        let Some(leaves) = self.by_start.get_mut() else { return false };
+        let m = leaves.len();
         let nth = |places: usize| (pick % places as u64) as usize;
         match check {
             // Two neighbours swapped. The caches go: they are filled from the order.
             0 if m >= 2 => {
-                self.by_start.swap(nth(m - 1), nth(m - 1) + 1);
+                leaves.swap(nth(m - 1), nth(m - 1) + 1);
                 self.forget();
             }
             // A leaf past the last level, which no node reads.
-            1 => self.by_end = OnceLock::from([self.ends(), &[0]].concat()),
+            1 => {
+                let ends = [self.read(Vec::new).ends(), &[0]].concat();
+                self.by_end = OnceLock::from(ends);
+            }
             // Another server in the secondary tree of the marked subtree holding leaf `i`.
             2 if m >= 1 => {
-                let mut ends = self.ends().to_vec();
+                let mut ends = self.read(Vec::new).ends().to_vec();
                 ends[nth(m)] ^= 1;
                 self.by_end = OnceLock::from(ends);
             }
             // A second period of a server, ending earlier: in primary order right after
-            // the first, and not equal to it.
+            // the first, and not equal to it (and counted).
             3 if m >= 1 => {
-                let p = self.by_start[nth(m)];
-                self.by_start.insert(nth(m) + 1, Period { end: p.end - 1, ..p });
+                let p = leaves[nth(m)];
+                leaves.insert(nth(m) + 1, Period { end: p.end - 1, ..p });
+                self.len += 1;
                 self.forget();
             }
             // The free set one server short, or holding one for an empty tree.
             4 => {
-                let free = match self.by_start.get(nth(m.max(1))) {
-                    Some(p) => self.free().subtract(&RangeSet::from_ids([p.id])),
+                let leaves = self.read(Vec::new);
+                let free = match leaves.periods().get(nth(m.max(1))) {
+                    Some(p) => leaves.free().subtract(&RangeSet::from_ids([p.id])),
                     None => RangeSet::from_ids([0]),
                 };
                 self.free = OnceLock::from(free);
             }
-            // A period lost, the rest in order.
-            5 if m >= 1 => {
-                self.by_start.remove(nth(m));
+            // One period too many counted.
+            5 => self.len += 1,
+            // A period lost (and not counted), the rest in order.
+            6 if m >= 1 => {
+                leaves.remove(nth(m));
+                self.len -= 1;
                 self.forget();
             }
             _ => return false,
