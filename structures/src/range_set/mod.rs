@@ -89,7 +89,7 @@ impl RangeSet {
         let mut rest = Vec::new();
         for id in ids {
             if id < INLINE_IDS {
-                words.insert(id, id + 1);
+                words.insert_id(id);
             } else if let Some(hi) = id.checked_add(1) {
                 rest.push((id, hi));
             }

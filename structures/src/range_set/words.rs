@@ -69,6 +69,13 @@ impl Words {
         Self::from_runs(runs.iter().take_while(|r| r.0 < BITS).map(|&(lo, hi)| (lo, hi.min(BITS))))
     }
 
+    /// Adds the id `id` (`id < BITS`): one bit, where [`insert`](Words::insert) loops.
+    pub(super) fn insert_id(&mut self, id: u32) {
+        let w = (id / 64) as usize;
+        self.bits[w] |= 1 << (id % 64);
+        self.len = self.len.max(w + 1);
+    }
+
     /// Adds the ids `lo..hi` (`hi <= BITS`).
     pub(super) fn insert(&mut self, lo: u32, hi: u32) {
         let mut i = lo;
