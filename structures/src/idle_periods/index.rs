@@ -3,7 +3,8 @@
 //! Periods are grouped by start, each group's servers in ascending id with their ends:
 //! an allocation's remainders after it all start at its end, so they make one group, and
 //! an update sorts its periods once and changes each group in one pass, where a map
-//! keyed by period took a search per period.
+//! keyed by period took a search per period. Each group keeps its latest end, so a
+//! read skips the groups that ended before its run (most of them, far from the present).
 
 use std::cmp::Reverse;
 use std::collections::btree_map::Entry;
@@ -12,9 +13,16 @@ use std::collections::BTreeMap;
 use super::tree::Period;
 use crate::{ResourceId, Time};
 
-/// The periods by start, the latest first; per start, `(id, end)` by ascending id.
+/// The periods by start, the latest first.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Index(BTreeMap<Reverse<Time>, Vec<(ResourceId, Time)>>);
+pub(crate) struct Index(BTreeMap<Reverse<Time>, Group>);
+
+/// The periods of one start: `(id, end)` by ascending id, and the latest of their ends.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Group {
+    last_end: Time,
+    members: Vec<(ResourceId, Time)>,
+}
 
 impl Index {
     /// The index of `periods`.
@@ -29,21 +37,28 @@ impl Index {
         for (start, ids) in by_start(removed) {
             if let Entry::Occupied(mut group) = self.0.entry(Reverse(start)) {
                 let mut gone = ids.iter().map(|&(id, _)| id).peekable();
-                group.get_mut().retain(|&(id, _)| {
+                let Group { last_end, members } = group.get_mut();
+                *last_end = 0;
+                members.retain(|&(id, end)| {
                     while gone.next_if(|&g| g < id).is_some() {}
-                    gone.next_if_eq(&id).is_none()
+                    let kept = gone.next_if_eq(&id).is_none();
+                    if kept {
+                        *last_end = end.max(*last_end);
+                    }
+                    kept
                 });
-                if group.get().is_empty() {
+                if members.is_empty() {
                     group.remove();
                 }
             }
         }
         for (start, new) in by_start(added) {
-            let group = self.0.entry(Reverse(start)).or_default();
-            if group.last().is_none_or(|last| last.0 < new[0].0) {
-                group.extend_from_slice(&new);
+            let Group { last_end, members } = self.0.entry(Reverse(start)).or_default();
+            *last_end = new.iter().map(|p| p.1).fold(*last_end, Time::max);
+            if members.last().is_none_or(|last| last.0 < new[0].0) {
+                members.extend_from_slice(&new);
             } else {
-                *group = merged(group, &new);
+                *members = merged(members, &new);
             }
         }
     }
@@ -52,8 +67,12 @@ impl Index {
     /// at or before it (every start is a run's) that end after it. `len` is how many.
     pub(crate) fn held(&self, k: Time, len: usize) -> Vec<Period> {
         let mut periods = Vec::with_capacity(len);
-        for (&Reverse(start), group) in self.0.range(Reverse(k)..) {
-            periods.extend(group.iter().filter(|p| p.1 > k).map(|&(id, end)| Period { start, end, id }));
+        for (&Reverse(start), group) in self.0.range(Reverse(k)..).filter(|g| g.1.last_end > k) {
+            periods.extend(group.members.iter().filter(|p| p.1 > k).map(|&(id, end)| Period {
+                start,
+                end,
+                id,
+            }));
         }
         periods
     }
@@ -61,24 +80,33 @@ impl Index {
     /// The first period this index and `other` disagree on, in either: `(start, id, end)`.
     pub(crate) fn odd(&self, other: &Self) -> Option<(Time, ResourceId, Time)> {
         let has = |index: &Self, start: Time, p: &(ResourceId, Time)| {
-            index.0.get(&Reverse(start)).is_some_and(|group| group.binary_search(p).is_ok())
+            index.0.get(&Reverse(start)).is_some_and(|group| group.members.binary_search(p).is_ok())
         };
         let first = |a: &Self, b: &Self| {
             a.0.iter().find_map(|(&Reverse(start), group)| {
-                group.iter().find(|p| !has(b, start, p)).map(|&(id, end)| (start, id, end))
+                group.members.iter().find(|p| !has(b, start, p)).map(|&(id, end)| (start, id, end))
             })
         };
         first(self, other).or_else(|| first(other, self))
     }
 }
 
-/// `periods` grouped by start, each group's `(id, end)` by ascending id.
+/// `periods` grouped by start, each group's `(id, end)` by ascending id. The callers'
+/// periods come in runs of equal starts, each by id (a server's periods, or an
+/// allocation's remainders before and after it), so the runs are sorted, not the
+/// periods; a group whose ids come out of order is sorted after.
 fn by_start(periods: &[Period]) -> Vec<(Time, Vec<(ResourceId, Time)>)> {
-    let mut sorted = periods.to_vec();
-    sorted.sort_unstable_by_key(|p| (p.start, p.id));
-    sorted
-        .chunk_by(|a, b| a.start == b.start)
-        .map(|same| (same[0].start, same.iter().map(|p| (p.id, p.end)).collect()))
+    let mut runs: Vec<&[Period]> = periods.chunk_by(|a, b| a.start == b.start).collect();
+    runs.sort_by_key(|run| run[0].start);
+    runs.chunk_by(|a, b| a[0].start == b[0].start)
+        .map(|same| {
+            let mut group: Vec<(ResourceId, Time)> =
+                same.iter().flat_map(|run| run.iter().map(|p| (p.id, p.end))).collect();
+            if !group.is_sorted_by_key(|p| p.0) {
+                group.sort_unstable_by_key(|p| p.0);
+            }
+            (same[0][0].start, group)
+        })
         .collect()
 }
 
@@ -99,16 +127,22 @@ fn merged(a: &[(ResourceId, Time)], b: &[(ResourceId, Time)]) -> Vec<(ResourceId
 /// Faults planted on purpose (feature `planted`, for tests only).
 #[cfg(feature = "planted")]
 impl Index {
+    /// The latest end of the `pick`-th group made a unit earlier; false if there is none.
+    pub(super) fn misdate(&mut self, pick: u64) -> bool {
+        let n = self.0.len() as u64;
+        self.0.values_mut().nth((pick % n.max(1)) as usize).map(|group| group.last_end -= 1).is_some()
+    }
+
     /// The `pick`-th period dropped; false if there is none.
     pub(super) fn drop_one(&mut self, pick: u64) -> bool {
-        let n: usize = self.0.values().map(Vec::len).sum();
+        let n: usize = self.0.values().map(|group| group.members.len()).sum();
         let Some(mut i) = (n > 0).then(|| (pick % n as u64) as usize) else { return false };
         for group in self.0.values_mut() {
-            if i < group.len() {
-                group.remove(i);
+            if i < group.members.len() {
+                group.members.remove(i);
                 return true;
             }
-            i -= group.len();
+            i -= group.members.len();
         }
         false
     }

@@ -155,23 +155,29 @@ impl Engine for IdlePeriods {
     /// Each server's period holding the window loses it and keeps the at most two
     /// remainders; every slot tree those periods overlap is rebuilt.
     fn allocate(&mut self, at: &Basis, s: Time, e: Time, set: &RangeSet) {
-        let (mut removed, mut added) = (Vec::new(), Vec::new());
+        // The remainders before the window and those after it apart, each by id: the
+        // index and the boundary counts take runs of equal starts at once.
+        let c = usize::try_from(set.count()).unwrap_or(0);
+        let (mut removed, mut added, mut after) =
+            (Vec::with_capacity(c), Vec::with_capacity(2 * c), Vec::with_capacity(c));
+        let kept = |p: &Period| p.start < p.end && p.end > at.now;
         for id in set.iter() {
             let (st, et) = self.period_at(id, s).expect("admitted: idle throughout the window");
             removed.push(Period { start: st, end: et, id });
-            added.extend(
-                [Period { start: st, end: s, id }, Period { start: e, end: et, id }]
-                    .into_iter()
-                    .filter(|p| p.start < p.end && p.end > at.now),
-            );
+            added.extend(Some(Period { start: st, end: s, id }).filter(kept));
+            after.extend(Some(Period { start: e, end: et, id }).filter(kept));
         }
+        added.append(&mut after);
         self.apply(at.now, removed, added);
     }
 
     /// Each server gets the window as a period, merged with the periods that end at its
     /// start and begin at its end.
     fn release(&mut self, at: &Basis, s: Time, e: Time, set: &RangeSet) {
-        let (mut removed, mut added) = (Vec::new(), Vec::new());
+        // The periods before the window and those after it apart, as in `allocate`.
+        let c = usize::try_from(set.count()).unwrap_or(0);
+        let (mut removed, mut added, mut after) =
+            (Vec::with_capacity(2 * c), Vec::with_capacity(c), Vec::with_capacity(c));
         for id in set.iter() {
             let periods = &self.servers[id as usize];
             let mut merged = Period { start: s, end: e, id };
@@ -180,11 +186,12 @@ impl Engine for IdlePeriods {
                 merged.start = st;
             }
             if let Some(&et) = periods.get(&e) {
-                removed.push(Period { start: e, end: et, id });
+                after.push(Period { start: e, end: et, id });
                 merged.end = et;
             }
             added.push(merged);
         }
+        removed.append(&mut after);
         self.apply(at.now, removed, added);
     }
 

@@ -8,7 +8,7 @@ use crate::shell::Basis;
 use crate::Time;
 
 /// What `validate` checks, in its order: each server's periods, the boundary counts, the
-/// index, the runs, each tree's own invariants (as
+/// index and its groups' latest ends, the runs, each tree's own invariants (as
 /// [`Tree::corrupt`](super::tree::Tree::corrupt) numbers them, from [`TREES`] on), and
 /// the periods each tree holds. That `now` is a slot boundary is the
 /// shell's to break.
@@ -20,6 +20,7 @@ pub(super) const INVARIANTS: &[&str] = &[
     "a period ends on a slot boundary or never",
     "boundary counts are the periods' starts and ends",
     "the index holds the periods",
+    "an index group keeps its periods' latest end",
     "runs start at now and at each boundary after it",
     "a tree's periods are in descending start order",
     "a tree has a secondary leaf per period",
@@ -31,7 +32,7 @@ pub(super) const INVARIANTS: &[&str] = &[
 ];
 
 /// The first of [`INVARIANTS`] that a tree breaks.
-const TREES: usize = 8;
+const TREES: usize = 9;
 
 /// Breaks invariant `invariant` at the `pick`-th place the state has for it.
 pub(super) fn corrupt(engine: &mut IdlePeriods, at: &Basis, invariant: usize, pick: u64) -> bool {
@@ -39,7 +40,8 @@ pub(super) fn corrupt(engine: &mut IdlePeriods, at: &Basis, invariant: usize, pi
         0..=4 => periods(engine, at, invariant, pick),
         5 => engine.runs.miscount(pick),
         6 => engine.runs.unindex(pick),
-        7 => engine.runs.extra_run(at.config.slot),
+        7 => engine.runs.misdate(pick),
+        8 => engine.runs.extra_run(at.config.slot),
         i => engine.runs.corrupt_tree(i - TREES, pick),
     }
 }

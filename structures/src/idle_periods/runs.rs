@@ -102,17 +102,29 @@ impl Runs {
         self.trees.values().map(Tree::len).sum()
     }
 
-    /// Counts `periods`' boundaries in or out. An allocation's periods share most of
-    /// theirs (every remainder after it starts at its end), so the times are sorted and
-    /// each distinct one costs one map operation, not one per period.
-    fn count(&mut self, periods: &[Period], up: bool) {
-        let mut times: Vec<Time> =
-            periods.iter().flat_map(|p| [p.start, p.end]).filter(|&t| t < Time::MAX).collect();
-        times.sort_unstable();
-        for same in times.chunk_by(|a, b| a == b) {
-            let (t, k) = (same[0], same.len() as u32);
+    /// Counts `removed`'s boundaries out and `added`'s in. An allocation's periods share
+    /// most of theirs (every remainder after it starts at its end, and neighbouring
+    /// servers often had the same period), so equal neighbours are summed before the
+    /// sort, and each distinct time costs one map operation, not one per period.
+    fn count(&mut self, removed: &[Period], added: &[Period]) {
+        let mut deltas: Vec<(Time, i64)> = Vec::with_capacity(2 * (removed.len() + added.len()));
+        for (periods, d) in [(removed, -1), (added, 1)] {
+            let (starts, ends) = (periods.iter().map(|p| p.start), periods.iter().map(|p| p.end));
+            for t in starts.chain(ends).filter(|&t| t < Time::MAX) {
+                match deltas.last_mut() {
+                    Some((u, k)) if *u == t => *k += d,
+                    _ => deltas.push((t, d)),
+                }
+            }
+        }
+        deltas.sort_unstable_by_key(|&(t, _)| t);
+        for same in deltas.chunk_by(|a, b| a.0 == b.0) {
+            let (t, k) = (same[0].0, same.iter().map(|d| d.1).sum::<i64>());
+            if k == 0 {
+                continue;
+            }
             let c = self.bounds.entry(t).or_insert(0);
-            *c = if up { *c + k } else { *c - k };
+            *c = u32::try_from(i64::from(*c) + k).expect("a boundary counted out was counted in");
             if *c == 0 {
                 self.bounds.remove(&t);
             }
@@ -123,8 +135,7 @@ impl Runs {
     /// and in the count of the tree of every slot either overlaps, splitting and merging
     /// runs where boundaries come and go.
     pub(crate) fn update(&mut self, now: Time, removed: &[Period], added: &[Period]) {
-        self.count(removed, false);
-        self.count(added, true);
+        self.count(removed, added);
         self.index.update(removed, added);
         let changed = || removed.iter().chain(added);
         let (Some(lo), Some(hi)) = (changed().map(|p| p.start).min(), changed().map(|p| p.end).max()) else {
@@ -167,7 +178,7 @@ impl Runs {
     /// Moves the first run to `now`, dropping the trees of the slots before it; `ended`
     /// are the periods the servers forgot.
     pub(crate) fn advance(&mut self, now: Time, ended: &[Period]) {
-        self.count(ended, false);
+        self.count(ended, &[]);
         self.index.update(ended, &[]);
         let (&k, _) = self.trees.range(..=now).next_back().expect("a run starts at now");
         let mut first = self.trees.remove(&k).expect("just found");
@@ -189,9 +200,15 @@ impl Runs {
             return Err(IdlePeriods::KIND
                 .invalid(format!("boundary counts {:?}, the periods give {bounds:?}", self.bounds)));
         }
-        if let Some(odd) = self.index.odd(&Index::of(periods)) {
+        let index = Index::of(periods);
+        if let Some(odd) = self.index.odd(&index) {
             return Err(IdlePeriods::KIND
                 .invalid(format!("the index and the periods differ on (start, server, end) {odd:?}")));
+        }
+        if self.index != index {
+            return Err(
+                IdlePeriods::KIND.invalid("an index group's latest end is not its periods'".to_string())
+            );
         }
         let expected = runs_of(now, periods, &bounds);
         if !expected.iter().map(|r| r.0).eq(self.trees.keys().copied()) {
@@ -248,6 +265,12 @@ impl Runs {
             let len = tree.len();
             tree.corrupt(check, pick, || index.held(k, len))
         })
+    }
+
+    /// The latest end of the `pick`-th group of the index made a unit earlier; false if
+    /// there is none.
+    pub(super) fn misdate(&mut self, pick: u64) -> bool {
+        self.index.misdate(pick)
     }
 
     /// The `pick`-th period of the index dropped; false if there is none.

@@ -153,8 +153,10 @@ impl<'a> Leaves<'a> {
     fn ends(self) -> &'a [Leaf] {
         self.tree.by_end.get_or_init(|| {
             let mut by_end: Vec<Leaf> = self.by_start.iter().map(leaf).collect();
+            // A merge sort: a range's periods come in few runs already in order, as
+            // periods sharing a start often share their end too.
             for u in self.marked() {
-                by_end[u.lo..u.hi].sort_unstable();
+                by_end[u.lo..u.hi].sort();
             }
             by_end
         })
