@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::ops::Bound::{Excluded, Included, Unbounded};
 
 use super::index::Index;
-use super::tree::{Leaves, Period, Tree};
+use super::tree::{spans, Leaves, Period, Tree};
 use super::IdlePeriods;
 use crate::shell::Engine;
 use crate::{Invalid, RangeSet, Time};
@@ -137,7 +137,8 @@ impl Runs {
     pub(crate) fn update(&mut self, now: Time, removed: &[Period], added: &[Period]) {
         self.count(removed, added);
         self.index.update(removed, added);
-        let changed = || removed.iter().chain(added);
+        let (out, into) = (spans(removed), spans(added));
+        let changed = || out.iter().chain(&into);
         let (Some(lo), Some(hi)) = (changed().map(|p| p.start).min(), changed().map(|p| p.end).max()) else {
             return;
         };
@@ -155,7 +156,7 @@ impl Runs {
             .map(|(&k, _)| {
                 let (_, old) = self.trees.range(..k).next_back().expect("a run starts at now");
                 let mut tree = Tree::new(old.len());
-                tree.change(k, removed, added);
+                tree.change(k, &out, &into);
                 (k, tree)
             })
             .collect();
@@ -170,7 +171,7 @@ impl Runs {
             self.trees.remove(&k);
         }
         for (&k, tree) in self.trees.range_mut(first..hi) {
-            tree.change(k, removed, added);
+            tree.change(k, &out, &into);
         }
         self.trees.extend(fresh);
     }

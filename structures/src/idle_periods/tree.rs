@@ -38,6 +38,27 @@ pub(crate) struct Period {
     pub(crate) id: ResourceId,
 }
 
+/// Neighbouring periods of a change that share their start and end, counted once: an
+/// allocation's servers mostly had the same period and keep the same remainders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub(crate) start: Time,
+    pub(crate) end: Time,
+    count: usize,
+}
+
+/// `periods` as spans, equal neighbours summed.
+pub(crate) fn spans(periods: &[Period]) -> Vec<Span> {
+    let mut spans: Vec<Span> = Vec::new();
+    for p in periods {
+        match spans.last_mut() {
+            Some(s) if (s.start, s.end) == (p.start, p.end) => s.count += 1,
+            _ => spans.push(Span { start: p.start, end: p.end, count: 1 }),
+        }
+    }
+    spans
+}
+
 /// A node of the primary tree: the periods `by_start[lo..hi]`.
 #[derive(Debug, Clone, Copy)]
 struct Node {
@@ -93,8 +114,9 @@ pub(crate) struct Tree {
     /// range sorted ascending; made on the first search.
     by_end: OnceLock<Vec<Leaf>>,
     /// The servers of all periods held, for sweeps over the free space; made on the
-    /// first sweep.
-    free: OnceLock<RangeSet>,
+    /// first sweep. Boxed: a set inline is most of a tree's size, and the runs' map
+    /// moves its trees as runs come and go.
+    free: OnceLock<Box<RangeSet>>,
 }
 
 /// A tree with its primary leaves made: what searches read.
@@ -131,11 +153,11 @@ impl Tree {
         self.len
     }
 
-    /// Takes out the `removed` and puts in the `added` periods that overlap the run
-    /// starting at `k`; what was read of the old ones goes.
-    pub(crate) fn change(&mut self, k: Time, removed: &[Period], added: &[Period]) {
-        let held = |p: &&Period| p.start <= k && p.end > k;
-        let (out, into) = (removed.iter().filter(held).count(), added.iter().filter(held).count());
+    /// Takes out the `removed` and puts in the `added` periods, as [`Span`]s, that
+    /// overlap the run starting at `k`; what was read of the old ones goes.
+    pub(crate) fn change(&mut self, k: Time, removed: &[Span], added: &[Span]) {
+        let held = |spans: &[Span]| spans.iter().filter(|s| s.start <= k && s.end > k).map(|s| s.count).sum();
+        let (out, into): (usize, usize) = (held(removed), held(added));
         if out + into > 0 {
             *self = Self::new((self.len + into).saturating_sub(out));
         }
@@ -186,7 +208,7 @@ impl<'a> Leaves<'a> {
 
     /// The servers idle throughout the slot's run.
     pub(crate) fn free(self) -> &'a RangeSet {
-        self.tree.free.get_or_init(|| RangeSet::from_ids(self.by_start.iter().map(|p| p.id)))
+        self.tree.free.get_or_init(|| Box::new(RangeSet::from_ids(self.by_start.iter().map(|p| p.id))))
     }
 
     fn root(self) -> Option<Node> {
@@ -198,7 +220,7 @@ impl<'a> Leaves<'a> {
     /// tree's periods all start at or before `s` (its run's start), so this is the path
     /// of [`marked`](Leaves::marked); the paper's walk is kept, as it is what is counted.
     fn phase1(self, s: Time, visits: &mut Visits) -> (Vec<Node>, u64) {
-        let (mut marked, mut candidates) = (Vec::new(), 0);
+        let (mut marked, mut candidates) = (Vec::with_capacity(levels(self.by_start.len()) as usize), 0);
         let Some(mut node) = self.root() else { return (marked, 0) };
         loop {
             visits.primary += 1;
@@ -264,7 +286,9 @@ impl<'a> Leaves<'a> {
         if candidates < need {
             return None;
         }
-        let mut found = Feasible { tree: self, pieces: Vec::new(), count: 0 };
+        // A piece per level of each marked subtree's secondary tree, at most.
+        let pieces = Vec::with_capacity(marked.len() * levels(self.by_start.len()) as usize);
+        let mut found = Feasible { tree: self, pieces, count: 0 };
         for &u in marked.iter().rev() {
             self.phase2(u, e, stop.unwrap_or(u64::MAX), &mut found, visits);
         }
@@ -296,7 +320,7 @@ impl<'a> Leaves<'a> {
         }
         let servers = RangeSet::from_ids(p.iter().map(|q| q.id));
         let free = self.tree.free.get();
-        if servers.count() != p.len() as u64 || free.is_some_and(|free| *free != servers) {
+        if servers.count() != p.len() as u64 || free.is_some_and(|free| **free != servers) {
             return Err(
                 IdlePeriods::KIND.invalid(format!("free set {free:?} for periods {p:?} (one per server)"))
             );
@@ -382,7 +406,7 @@ impl Tree {
                     Some(p) => leaves.free().subtract(&RangeSet::from_ids([p.id])),
                     None => RangeSet::from_ids([0]),
                 };
-                self.free = OnceLock::from(free);
+                self.free = OnceLock::from(Box::new(free));
             }
             // One period too many counted.
             5 => self.len += 1,
