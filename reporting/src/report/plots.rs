@@ -44,7 +44,7 @@ fn legend<'a, CT: CoordTranslate>(
 }
 
 /// Figure 5: per structure, a box of `visited / worst` (in percent) for `check` and one
-/// for `earliest`; whiskers at 1.5 IQR, outliers not drawn (as in the seed), the mean as
+/// for `earliest`; whiskers at 1.5 IQR, outliers not drawn (as in the paper), the mean as
 /// a dot, and the paper's 10 % line.
 ///
 /// # Errors

@@ -36,17 +36,23 @@ impl Index {
     pub(crate) fn update(&mut self, removed: &[Period], added: &[Period]) {
         for (start, ids) in by_start(removed) {
             if let Entry::Occupied(mut group) = self.0.entry(Reverse(start)) {
-                let mut gone = ids.iter().map(|&(id, _)| id).peekable();
                 let Group { last_end, members } = group.get_mut();
-                *last_end = 0;
-                members.retain(|&(id, end)| {
+                // The servers before the first that goes stay where they are.
+                let first = members.partition_point(|m| m.0 < ids[0].0);
+                let (mut kept, mut gone) = (first, ids.iter().map(|&(id, _)| id).peekable());
+                for i in first..members.len() {
+                    let id = members[i].0;
                     while gone.next_if(|&g| g < id).is_some() {}
-                    let kept = gone.next_if_eq(&id).is_none();
-                    if kept {
-                        *last_end = end.max(*last_end);
+                    if gone.next_if_eq(&id).is_none() {
+                        members[kept] = members[i];
+                        kept += 1;
                     }
-                    kept
-                });
+                }
+                members.truncate(kept);
+                // The latest end changes only if a period that had it went.
+                if ids.iter().any(|p| p.1 >= *last_end) {
+                    *last_end = members.iter().map(|m| m.1).max().unwrap_or(0);
+                }
                 if members.is_empty() {
                     group.remove();
                 }
@@ -75,6 +81,17 @@ impl Index {
             }));
         }
         periods
+    }
+
+    /// The periods that end by `now`, in primary order: all start before it.
+    pub(crate) fn ended(&self, now: Time) -> Vec<Period> {
+        let groups = self.0.range(Reverse(now)..);
+        groups
+            .flat_map(|(&Reverse(start), group)| {
+                let ended = group.members.iter().filter(move |p| p.1 <= now);
+                ended.map(move |&(id, end)| Period { start, end, id })
+            })
+            .collect()
     }
 
     /// The first period this index and `other` disagree on, in either: `(start, id, end)`.

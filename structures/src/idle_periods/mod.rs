@@ -20,18 +20,18 @@ mod index;
 #[cfg(feature = "planted")]
 mod planted;
 mod runs;
+mod server;
 mod tree;
 
-use std::borrow::Cow;
-use std::collections::BTreeMap;
-
 use runs::Runs;
+use server::Server;
+use std::borrow::Cow;
 use tree::{attempt_bound, Period, Visits};
 
 use crate::shell::{Basis, Engine, Shell, Step};
 use crate::{Cost, Error, Invalid, Kind, RangeSet, Time, TimeFrame, COUNTING};
 
-/// The most servers an index of idle periods keeps (one ordered map of periods each).
+/// The most servers an index of idle periods keeps (a list of periods each).
 pub const MAX_SERVERS: u32 = 1 << 20;
 
 /// Per-slot 2-D trees of idle periods.
@@ -41,7 +41,7 @@ pub type IdlePeriodTrees = Shell<IdlePeriods>;
 #[derive(Debug, Clone)]
 pub struct IdlePeriods {
     /// Per server, its idle periods: start to end.
-    servers: Vec<BTreeMap<Time, Time>>,
+    servers: Vec<Server>,
     runs: Runs,
 }
 
@@ -72,7 +72,7 @@ impl IdlePeriods {
     }
     /// The period of `id` holding `t`, if it is idle then.
     fn period_at(&self, id: u32, t: Time) -> Option<(Time, Time)> {
-        let (&st, &et) = self.servers[id as usize].range(..=t).next_back()?;
+        let (st, et) = self.servers[id as usize].last_from(t)?;
         (et > t).then_some((st, et))
     }
 
@@ -80,7 +80,7 @@ impl IdlePeriods {
     /// and the new periods overlap.
     fn apply(&mut self, now: Time, removed: Vec<Period>, added: Vec<Period>) {
         for p in &removed {
-            self.servers[p.id as usize].remove(&p.start);
+            self.servers[p.id as usize].remove(p.start);
         }
         for p in &added {
             self.servers[p.id as usize].insert(p.start, p.end);
@@ -102,7 +102,7 @@ impl Engine for IdlePeriods {
         let periods: Vec<Period> =
             (0..at.capacity).map(|id| Period { start: at.now, end: Time::MAX, id }).collect();
         Ok(Self {
-            servers: vec![BTreeMap::from([(at.now, Time::MAX)]); at.capacity as usize],
+            servers: vec![Server::idle_from(at.now); at.capacity as usize],
             runs: Runs::new(at.now, &periods),
         })
     }
@@ -146,9 +146,7 @@ impl Engine for IdlePeriods {
     }
 
     fn free_somewhere(&self, _: &Basis, s: Time, e: Time, among: &RangeSet) -> RangeSet {
-        let idle = |id: u32| {
-            self.period_at(id, s).is_some() || self.servers[id as usize].range(s..e).next().is_some()
-        };
+        let idle = |id: u32| self.period_at(id, s).is_some() || self.servers[id as usize].starts_in(s, e);
         RangeSet::from_ids(among.iter().filter(|&id| idle(id)))
     }
 
@@ -181,11 +179,11 @@ impl Engine for IdlePeriods {
         for id in set.iter() {
             let periods = &self.servers[id as usize];
             let mut merged = Period { start: s, end: e, id };
-            if let Some((&st, &et)) = periods.range(..s).next_back().filter(|p| *p.1 == s) {
+            if let Some((st, et)) = periods.last_before(s).filter(|p| p.1 == s) {
                 removed.push(Period { start: st, end: et, id });
                 merged.start = st;
             }
-            if let Some(&et) = periods.get(&e) {
+            if let Some(et) = periods.end_of(e) {
                 after.push(Period { start: e, end: et, id });
                 merged.end = et;
             }
@@ -201,19 +199,15 @@ impl Engine for IdlePeriods {
 
     /// Forgets the periods that ended and drops the trees of the expired slots.
     fn advance(&mut self, at: &Basis, now: Time) {
-        let mut ended = Vec::new();
         // A period that ends by `now` ends after the old present, at a counted boundary
-        // (or at the end of time): without one in between, no server need be looked at.
-        let servers = if now == Time::MAX || self.runs.has_bound_in(at.now, now) {
-            &mut self.servers[..]
+        // (or at the end of time): without one in between, none need be looked for.
+        let ended = if now == Time::MAX || self.runs.has_bound_in(at.now, now) {
+            self.runs.ended(now)
         } else {
-            &mut []
+            Vec::new()
         };
-        for (id, periods) in servers.iter_mut().enumerate() {
-            while let Some(entry) = periods.first_entry().filter(|p| *p.get() <= now) {
-                let (start, end) = entry.remove_entry();
-                ended.push(Period { start, end, id: id as u32 });
-            }
+        for p in &ended {
+            self.servers[p.id as usize].remove(p.start);
         }
         self.runs.advance(now, &ended);
     }
@@ -230,7 +224,7 @@ impl Engine for IdlePeriods {
         let mut all = Vec::new();
         for (id, periods) in self.servers.iter().enumerate() {
             let mut last_end = None;
-            for (&start, &end) in periods {
+            for (start, end) in periods.iter() {
                 let p = Period { start, end, id: id as u32 };
                 if start >= end || end <= at.now || last_end.is_some_and(|l| l >= start) {
                     return Err(Self::KIND.invalid(format!("server {id}: period {p:?} is empty, past, or not disjoint from and maximal after the one before")));

@@ -56,13 +56,13 @@ fn periods(engine: &mut IdlePeriods, at: &Basis, check: usize, pick: u64) -> boo
         let id = server as u32;
         if check == 1 {
             // A period that ended, a slot apart from the server's first.
-            let end = periods.keys().next().map_or(now, |&first| now.min(first.saturating_sub(slot)));
+            let end = periods.iter().next().map_or(now, |(first, _)| now.min(first.saturating_sub(slot)));
             if end > 0 {
                 places.push((server, None, vec![Period { start: 0, end, id }]));
             }
             continue;
         }
-        for (&start, &end) in periods {
+        for (start, end) in periods.iter() {
             let p = Period { start, end, id };
             // The period's first slot boundary from now on: a slot or more before its end.
             let from = start.max(now);
@@ -92,12 +92,14 @@ fn periods(engine: &mut IdlePeriods, at: &Basis, check: usize, pick: u64) -> boo
     let (server, gone, added) = places.swap_remove((pick % places.len() as u64) as usize);
     let periods = &mut engine.servers[server];
     if let Some(start) = gone {
-        periods.remove(&start);
+        periods.remove(start);
     }
-    periods.extend(added.iter().map(|p| (p.start, p.end)));
+    for p in &added {
+        periods.insert(p.start, p.end);
+    }
     let all: Vec<Period> = (engine.servers.iter().enumerate())
         .flat_map(|(id, periods)| {
-            periods.iter().map(move |(&start, &end)| Period { start, end, id: id as u32 })
+            periods.iter().map(move |(start, end)| Period { start, end, id: id as u32 })
         })
         .collect();
     engine.runs = Runs::new(now, &all);

@@ -176,6 +176,11 @@ impl Runs {
         self.trees.extend(fresh);
     }
 
+    /// The periods that end by `now`.
+    pub(crate) fn ended(&self, now: Time) -> Vec<Period> {
+        self.index.ended(now)
+    }
+
     /// Moves the first run to `now`, dropping the trees of the slots before it; `ended`
     /// are the periods the servers forgot.
     pub(crate) fn advance(&mut self, now: Time, ended: &[Period]) {

@@ -1,4 +1,4 @@
-//! One slot's 2-dimensional tree (section 4.1 of the co-allocation seed): a primary
+//! One slot's 2-dimensional tree (coallocation-2d-trees section 4.1): a primary
 //! balanced tree over idle periods in descending order of start, each node with the
 //! median start, its size and a secondary tree of the same periods in ascending order of
 //! end, with medians and sizes.
@@ -13,7 +13,7 @@
 //! path in every search of the tree: down the left children (the later starts), marking
 //! each right child and, at the bottom, the leftmost leaf. Those subtrees partition the
 //! periods, so their secondary trees fit in one array of the periods, each marked
-//! subtree's range sorted by end: one sort of the periods in pieces, where a secondary
+//! subtree's range sorted by end (ties in primary order): one sort of the periods in pieces, where a secondary
 //! tree at every node (a level of leaves per depth) took a merge per level.
 //!
 //! A tree is a cache: its leaves are made when a search first reads them, off the runs'
@@ -111,7 +111,7 @@ pub(crate) struct Tree {
     /// Primary leaves: descending start, ties by ascending id; made on the first read.
     by_start: OnceLock<Vec<Period>>,
     /// Secondary leaves, `(end, id)`: the primary leaves with each marked subtree's
-    /// range sorted ascending; made on the first search.
+    /// range sorted by end, ties in primary order; made on the first search.
     by_end: OnceLock<Vec<Leaf>>,
     /// The servers of all periods held, for sweeps over the free space; made on the
     /// first sweep. Boxed: a set inline is most of a tree's size, and the runs' map
@@ -175,10 +175,10 @@ impl<'a> Leaves<'a> {
     fn ends(self) -> &'a [Leaf] {
         self.tree.by_end.get_or_init(|| {
             let mut by_end: Vec<Leaf> = self.by_start.iter().map(leaf).collect();
-            // A merge sort: a range's periods come in few runs already in order, as
-            // periods sharing a start often share their end too.
+            // By end alone, stably: ties keep the primary order, and the ends come in
+            // few runs already in order (periods sharing a start often share their end).
             for u in self.marked() {
-                by_end[u.lo..u.hi].sort();
+                by_end[u.lo..u.hi].sort_by_key(|&leaf| end_of(leaf));
             }
             by_end
         })
@@ -338,7 +338,7 @@ impl<'a> Leaves<'a> {
     fn validate_node(self, u: Node) -> Result<(), Invalid> {
         let ends = &self.ends()[u.lo..u.hi];
         let mut own: Vec<_> = self.by_start[u.lo..u.hi].iter().map(leaf).collect();
-        own.sort_unstable();
+        own.sort_by_key(|&leaf| end_of(leaf));
         if ends != own.as_slice() {
             return Err(IdlePeriods::KIND
                 .invalid(format!("secondary tree of node {u:?} holds {ends:?}, its periods are {own:?}")));
@@ -347,8 +347,7 @@ impl<'a> Leaves<'a> {
     }
 }
 
-/// A secondary leaf: a period's end and server, `(end, id)` ordered as one number so
-/// that the merges compare once.
+/// A secondary leaf: a period's end and server as one number, `(end, id)`.
 type Leaf = u128;
 
 fn leaf(p: &Period) -> Leaf {
