@@ -4,7 +4,9 @@
 //! an allocation's remainders after it all start at its end, so they make one group, and
 //! an update sorts its periods once and changes each group in one pass, where a map
 //! keyed by period took a search per period. Each group keeps its latest end, so a
-//! read skips the groups that ended before its run (most of them, far from the present).
+//! read skips the groups that ended before its run (most of them, far from the present),
+//! and its earliest, so a read copies a group that has not ended at all without looking
+//! at each end.
 
 use std::cmp::Reverse;
 use std::collections::btree_map::Entry;
@@ -17,11 +19,17 @@ use crate::{ResourceId, Time};
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Index(BTreeMap<Reverse<Time>, Group>);
 
-/// The periods of one start: `(id, end)` by ascending id, and the latest of their ends.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The periods of one start: `(id, end)` by ascending id, and the earliest and the latest
+/// of their ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Group {
+    first_end: Time,
     last_end: Time,
     members: Vec<(ResourceId, Time)>,
+}
+
+impl Group {
+    const EMPTY: Self = Self { first_end: Time::MAX, last_end: 0, members: Vec::new() };
 }
 
 impl Index {
@@ -36,7 +44,7 @@ impl Index {
     pub(crate) fn update(&mut self, removed: &[Period], added: &[Period]) {
         for (start, ids) in by_start(removed) {
             if let Entry::Occupied(mut group) = self.0.entry(Reverse(start)) {
-                let Group { last_end, members } = group.get_mut();
+                let Group { first_end, last_end, members } = group.get_mut();
                 // The servers before the first that goes stay where they are.
                 let first = members.partition_point(|m| m.0 < ids[0].0);
                 let (mut kept, mut gone) = (first, ids.iter().map(|&(id, _)| id).peekable());
@@ -49,9 +57,11 @@ impl Index {
                     }
                 }
                 members.truncate(kept);
-                // The latest end changes only if a period that had it went.
-                if ids.iter().any(|p| p.1 >= *last_end) {
-                    *last_end = members.iter().map(|m| m.1).max().unwrap_or(0);
+                // The earliest and latest ends change only if a period that had one went.
+                if ids.iter().any(|p| p.1 <= *first_end || p.1 >= *last_end) {
+                    let ends = members.iter().map(|m| m.1);
+                    (*first_end, *last_end) =
+                        (ends.clone().min().unwrap_or(Time::MAX), ends.max().unwrap_or(0));
                 }
                 if members.is_empty() {
                     group.remove();
@@ -59,7 +69,8 @@ impl Index {
             }
         }
         for (start, new) in by_start(added) {
-            let Group { last_end, members } = self.0.entry(Reverse(start)).or_default();
+            let Group { first_end, last_end, members } = self.0.entry(Reverse(start)).or_insert(Group::EMPTY);
+            *first_end = new.iter().map(|p| p.1).fold(*first_end, Time::min);
             *last_end = new.iter().map(|p| p.1).fold(*last_end, Time::max);
             if members.last().is_none_or(|last| last.0 < new[0].0) {
                 members.extend_from_slice(&new);
@@ -74,11 +85,12 @@ impl Index {
     pub(crate) fn held(&self, k: Time, len: usize) -> Vec<Period> {
         let mut periods = Vec::with_capacity(len);
         for (&Reverse(start), group) in self.0.range(Reverse(k)..).filter(|g| g.1.last_end > k) {
-            periods.extend(group.members.iter().filter(|p| p.1 > k).map(|&(id, end)| Period {
-                start,
-                end,
-                id,
-            }));
+            let period = |&(id, end): &(ResourceId, Time)| Period { start, end, id };
+            if group.first_end > k {
+                periods.extend(group.members.iter().map(period));
+            } else {
+                periods.extend(group.members.iter().filter(|p| p.1 > k).map(period));
+            }
         }
         periods
     }
@@ -144,10 +156,12 @@ fn merged(a: &[(ResourceId, Time)], b: &[(ResourceId, Time)]) -> Vec<(ResourceId
 /// Faults planted on purpose (feature `planted`, for tests only).
 #[cfg(feature = "planted")]
 impl Index {
-    /// The latest end of the `pick`-th group made a unit earlier; false if there is none.
+    /// The latest end of the `pick`-th group, or for an odd `pick` its earliest, made a
+    /// unit earlier; false if there is none.
     pub(super) fn misdate(&mut self, pick: u64) -> bool {
         let n = self.0.len() as u64;
-        self.0.values_mut().nth((pick % n.max(1)) as usize).map(|group| group.last_end -= 1).is_some()
+        let group = self.0.values_mut().nth((pick % n.max(1)) as usize);
+        group.map(|g| if pick.is_multiple_of(2) { g.last_end -= 1 } else { g.first_end -= 1 }).is_some()
     }
 
     /// The `pick`-th period dropped; false if there is none.

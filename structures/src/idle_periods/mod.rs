@@ -51,7 +51,7 @@ fn cost(visits: Visits, worst: u64) -> Cost {
 
 impl Shell<IdlePeriods> {
     /// The paper's search with its early stop: `n` servers idle throughout the window
-    /// (the first found, in the order Phase 2 marks them), or `None` if there are fewer.
+    /// (the first feasible in primary order), or `None` if there are fewer.
     /// Its cost counts the nodes touched up to the stop, against the same bound as
     /// [`check`](crate::AvailabilityIndex::check)'s.
     ///
@@ -110,8 +110,8 @@ impl Engine for IdlePeriods {
     /// Phase 1 and Phase 2 in the tree of the slot holding the window's start, over every
     /// marked subtree. `search` counts Phase 1's primary nodes, `visited` those and Phase
     /// 2's secondary nodes; the worst case is the paper's `L + L²` for a tree of `L`
-    /// levels. Reading the feasible servers off the marked subtrees (the paper's in-order
-    /// traversal) is output, not counted.
+    /// levels. Reading the feasible servers (those of the marked pieces: the primary
+    /// leaves that end at or after the window) is output, not counted.
     fn check(&self, _: &Basis, s: Time, e: Time, n: u64) -> (Option<RangeSet>, Cost) {
         self.search(s, e, n, false)
     }

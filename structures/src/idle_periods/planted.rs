@@ -8,7 +8,7 @@ use crate::shell::Basis;
 use crate::Time;
 
 /// What `validate` checks, in its order: each server's periods, the boundary counts, the
-/// index and its groups' latest ends, the runs, each tree's own invariants (as
+/// index and its groups' earliest and latest ends, the runs, each tree's own invariants (as
 /// [`Tree::corrupt`](super::tree::Tree::corrupt) numbers them, from [`TREES`] on), and
 /// the periods each tree holds. That `now` is a slot boundary is the
 /// shell's to break.
@@ -20,11 +20,11 @@ pub(super) const INVARIANTS: &[&str] = &[
     "a period ends on a slot boundary or never",
     "boundary counts are the periods' starts and ends",
     "the index holds the periods",
-    "an index group keeps its periods' latest end",
+    "an index group keeps its periods' earliest and latest ends",
     "runs start at now and at each boundary after it",
     "a tree's periods are in descending start order",
     "a tree has a secondary leaf per period",
-    "a marked subtree's secondary tree holds its periods by end",
+    "a marked subtree's secondary tree holds its periods' ends in order",
     "a tree holds one period per server",
     "a tree's free set is its servers",
     "a tree counts its periods",

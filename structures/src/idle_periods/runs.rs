@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::ops::Bound::{Excluded, Included, Unbounded};
 
 use super::index::Index;
-use super::tree::{spans, Leaves, Period, Tree};
+use super::tree::{spans, Leaves, Period, Span, Tree};
 use super::IdlePeriods;
 use crate::shell::Engine;
 use crate::{Invalid, RangeSet, Time};
@@ -104,13 +104,16 @@ impl Runs {
 
     /// Counts `removed`'s boundaries out and `added`'s in. An allocation's periods share
     /// most of theirs (every remainder after it starts at its end, and neighbouring
-    /// servers often had the same period), so equal neighbours are summed before the
-    /// sort, and each distinct time costs one map operation, not one per period.
-    fn count(&mut self, removed: &[Period], added: &[Period]) {
+    /// servers often had the same period), so they come as spans, equal neighbours are
+    /// summed before the sort, and each distinct time costs one map operation, not one
+    /// per period.
+    fn count(&mut self, removed: &[Span], added: &[Span]) {
         let mut deltas: Vec<(Time, i64)> = Vec::with_capacity(2 * (removed.len() + added.len()));
-        for (periods, d) in [(removed, -1), (added, 1)] {
-            let (starts, ends) = (periods.iter().map(|p| p.start), periods.iter().map(|p| p.end));
-            for t in starts.chain(ends).filter(|&t| t < Time::MAX) {
+        for (spans, sign) in [(removed, -1), (added, 1)] {
+            let (starts, ends) =
+                (spans.iter().map(|s| (s.start, s.count)), spans.iter().map(|s| (s.end, s.count)));
+            for (t, n) in starts.chain(ends).filter(|&(t, _)| t < Time::MAX) {
+                let d = sign * n as i64;
                 match deltas.last_mut() {
                     Some((u, k)) if *u == t => *k += d,
                     _ => deltas.push((t, d)),
@@ -135,9 +138,9 @@ impl Runs {
     /// and in the count of the tree of every slot either overlaps, splitting and merging
     /// runs where boundaries come and go.
     pub(crate) fn update(&mut self, now: Time, removed: &[Period], added: &[Period]) {
-        self.count(removed, added);
-        self.index.update(removed, added);
         let (out, into) = (spans(removed), spans(added));
+        self.count(&out, &into);
+        self.index.update(removed, added);
         let changed = || out.iter().chain(&into);
         let (Some(lo), Some(hi)) = (changed().map(|p| p.start).min(), changed().map(|p| p.end).max()) else {
             return;
@@ -184,7 +187,7 @@ impl Runs {
     /// Moves the first run to `now`, dropping the trees of the slots before it; `ended`
     /// are the periods the servers forgot.
     pub(crate) fn advance(&mut self, now: Time, ended: &[Period]) {
-        self.count(ended, &[]);
+        self.count(&spans(ended), &[]);
         self.index.update(ended, &[]);
         let (&k, _) = self.trees.range(..=now).next_back().expect("a run starts at now");
         let mut first = self.trees.remove(&k).expect("just found");
@@ -212,9 +215,8 @@ impl Runs {
                 .invalid(format!("the index and the periods differ on (start, server, end) {odd:?}")));
         }
         if self.index != index {
-            return Err(
-                IdlePeriods::KIND.invalid("an index group's latest end is not its periods'".to_string())
-            );
+            return Err(IdlePeriods::KIND
+                .invalid("an index group's earliest or latest end is not its periods'".to_string()));
         }
         let expected = runs_of(now, periods, &bounds);
         if !expected.iter().map(|r| r.0).eq(self.trees.keys().copied()) {
@@ -273,8 +275,8 @@ impl Runs {
         })
     }
 
-    /// The latest end of the `pick`-th group of the index made a unit earlier; false if
-    /// there is none.
+    /// The latest end of the `pick`-th group of the index, or for an odd `pick` its
+    /// earliest, made a unit earlier; false if there is none.
     pub(super) fn misdate(&mut self, pick: u64) -> bool {
         self.index.misdate(pick)
     }

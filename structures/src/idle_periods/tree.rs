@@ -12,9 +12,11 @@
 //! at or before the run does (each start is a run boundary), so Phase 1 takes the same
 //! path in every search of the tree: down the left children (the later starts), marking
 //! each right child and, at the bottom, the leftmost leaf. Those subtrees partition the
-//! periods, so their secondary trees fit in one array of the periods, each marked
-//! subtree's range sorted by end (ties in primary order): one sort of the periods in pieces, where a secondary
-//! tree at every node (a level of leaves per depth) took a merge per level.
+//! periods, so their secondary trees fit in one array of the periods' ends, each marked
+//! subtree's range sorted: one sort of the ends in pieces, where a secondary tree at every
+//! node (a level of leaves per depth) took a merge per level. A secondary tree keeps ends
+//! alone: Phase 2 reads nothing else, and the feasible servers are those of the primary
+//! leaves that end at or after the window (the leaves of the pieces Phase 2 marks).
 //!
 //! A tree is a cache: its leaves are made when a search first reads them, off the runs'
 //! index of every period in primary order, and dropped when its periods change. An
@@ -44,7 +46,7 @@ pub(crate) struct Period {
 pub(crate) struct Span {
     pub(crate) start: Time,
     pub(crate) end: Time,
-    count: usize,
+    pub(crate) count: usize,
 }
 
 /// `periods` as spans, equal neighbours summed.
@@ -84,22 +86,22 @@ pub(crate) struct Visits {
     pub(crate) secondary: u64,
 }
 
-/// The idle periods feasible for a window, as ranges of the secondary leaves.
+/// The idle periods of a tree feasible for a window `[s, e)`: those that start at or
+/// before `s` and end at or after `e`.
 pub(crate) struct Feasible<'a> {
-    tree: Leaves<'a>,
-    pieces: Vec<(usize, usize)>,
-    /// How many periods the pieces hold.
+    periods: &'a [Period],
+    window: (Time, Time),
+    /// How many periods the pieces Phase 2 marked hold.
     pub(crate) count: u64,
 }
 
 impl Feasible<'_> {
-    /// The servers of the feasible periods (the paper's in-order traversal of the subtrees
-    /// marked in Phase 2), at most `limit` of them in the order they were marked.
+    /// The servers of the first `limit` feasible periods in primary order; without a
+    /// limit, of every feasible one: the leaves of the pieces Phase 2 marked.
     pub(crate) fn ids(&self, limit: u64) -> RangeSet {
-        let leaves = self.pieces.iter().flat_map(|&(lo, hi)| &self.tree.ends()[lo..hi]);
-        RangeSet::from_ids(
-            leaves.take(usize::try_from(limit).unwrap_or(usize::MAX)).map(|&leaf| leaf as ResourceId),
-        )
+        let (s, e) = self.window;
+        let feasible = self.periods.iter().filter(|p| p.start <= s && p.end >= e);
+        RangeSet::from_ids(feasible.take(usize::try_from(limit).unwrap_or(usize::MAX)).map(|p| p.id))
     }
 }
 
@@ -110,9 +112,9 @@ pub(crate) struct Tree {
     len: usize,
     /// Primary leaves: descending start, ties by ascending id; made on the first read.
     by_start: OnceLock<Vec<Period>>,
-    /// Secondary leaves, `(end, id)`: the primary leaves with each marked subtree's
-    /// range sorted by end, ties in primary order; made on the first search.
-    by_end: OnceLock<Vec<Leaf>>,
+    /// Secondary leaves: the primary leaves' ends, each marked subtree's range sorted;
+    /// made on the first search.
+    by_end: OnceLock<Vec<Time>>,
     /// The servers of all periods held, for sweeps over the free space; made on the
     /// first sweep. Boxed: a set inline is most of a tree's size, and the runs' map
     /// moves its trees as runs come and go.
@@ -172,13 +174,11 @@ impl Tree {
 
 impl<'a> Leaves<'a> {
     /// Every secondary leaf, filled now if no search has read them yet.
-    fn ends(self) -> &'a [Leaf] {
+    fn ends(self) -> &'a [Time] {
         self.tree.by_end.get_or_init(|| {
-            let mut by_end: Vec<Leaf> = self.by_start.iter().map(leaf).collect();
-            // By end alone, stably: ties keep the primary order, and the ends come in
-            // few runs already in order (periods sharing a start often share their end).
+            let mut by_end: Vec<Time> = self.by_start.iter().map(|p| p.end).collect();
             for u in self.marked() {
-                by_end[u.lo..u.hi].sort_by_key(|&leaf| end_of(leaf));
+                sort_ends(&mut by_end[u.lo..u.hi]);
             }
             by_end
         })
@@ -243,24 +243,22 @@ impl<'a> Leaves<'a> {
         }
     }
 
-    /// Phase 2 in one marked subtree's secondary tree: the pieces whose periods all end
-    /// at or after `e`, stopping once `found` reaches `stop`.
+    /// Phase 2 in one marked subtree's secondary tree: counts the periods of the pieces
+    /// whose periods all end at or after `e`, stopping once `found` reaches `stop`.
     fn phase2(self, u: Node, e: Time, stop: u64, found: &mut Feasible<'_>, visits: &mut Visits) {
         let ends = self.ends();
         let (mut lo, mut hi) = (u.lo, u.hi);
         while found.count < stop {
             visits.secondary += 1;
             if hi - lo == 1 {
-                if end_of(ends[lo]) >= e {
-                    found.pieces.push((lo, hi));
+                if ends[lo] >= e {
                     found.count += 1;
                 }
                 return;
             }
             let mid = (lo + hi) / 2;
             // The median: the latest end of the left half, no later than the right's.
-            if end_of(ends[mid - 1]) >= e {
-                found.pieces.push((mid, hi));
+            if ends[mid - 1] >= e {
                 found.count += (hi - mid) as u64;
                 hi = mid;
             } else {
@@ -286,9 +284,7 @@ impl<'a> Leaves<'a> {
         if candidates < need {
             return None;
         }
-        // A piece per level of each marked subtree's secondary tree, at most.
-        let pieces = Vec::with_capacity(marked.len() * levels(self.by_start.len()) as usize);
-        let mut found = Feasible { tree: self, pieces, count: 0 };
+        let mut found = Feasible { periods: self.by_start, window: (s, e), count: 0 };
         for &u in marked.iter().rev() {
             self.phase2(u, e, stop.unwrap_or(u64::MAX), &mut found, visits);
         }
@@ -337,25 +333,47 @@ impl<'a> Leaves<'a> {
 
     fn validate_node(self, u: Node) -> Result<(), Invalid> {
         let ends = &self.ends()[u.lo..u.hi];
-        let mut own: Vec<_> = self.by_start[u.lo..u.hi].iter().map(leaf).collect();
-        own.sort_by_key(|&leaf| end_of(leaf));
+        let mut own: Vec<Time> = self.by_start[u.lo..u.hi].iter().map(|p| p.end).collect();
+        own.sort_unstable();
         if ends != own.as_slice() {
-            return Err(IdlePeriods::KIND
-                .invalid(format!("secondary tree of node {u:?} holds {ends:?}, its periods are {own:?}")));
+            return Err(IdlePeriods::KIND.invalid(format!(
+                "secondary tree of node {u:?} holds {ends:?}, its periods end at {own:?}"
+            )));
         }
         Ok(())
     }
 }
 
-/// A secondary leaf: a period's end and server as one number, `(end, id)`.
-type Leaf = u128;
-
-fn leaf(p: &Period) -> Leaf {
-    (u128::from(p.end) << 32) | u128::from(p.id)
-}
-
-fn end_of(leaf: Leaf) -> Time {
-    (leaf >> 32) as Time
+/// Sorts a marked subtree's ends. They mostly take a few distinct values (periods
+/// sharing a start often share their end), in runs: those are counted and written back
+/// in order; more than a few are sorted.
+fn sort_ends(ends: &mut [Time]) {
+    const FEW: usize = 8;
+    let (mut seen, mut k, mut last) = ([(0, 0); FEW], 0, 0);
+    for &t in ends.iter() {
+        if k > 0 && seen[last].0 == t {
+            seen[last].1 += 1;
+            continue;
+        }
+        match seen[..k].iter().position(|d: &(Time, usize)| d.0 == t) {
+            Some(i) => {
+                seen[i].1 += 1;
+                last = i;
+            }
+            None if k < FEW => {
+                seen[k] = (t, 1);
+                (last, k) = (k, k + 1);
+            }
+            None => return ends.sort_unstable(),
+        }
+    }
+    let seen = &mut seen[..k];
+    seen.sort_unstable_by_key(|d| d.0);
+    let mut at = 0;
+    for &(t, n) in seen.iter() {
+        ends[at..at + n].fill(t);
+        at += n;
+    }
 }
 
 /// Faults planted on purpose (feature `planted`, for tests only).
@@ -384,7 +402,7 @@ impl Tree {
                 let ends = [self.read(Vec::new).ends(), &[0]].concat();
                 self.by_end = OnceLock::from(ends);
             }
-            // Another server in the secondary tree of the marked subtree holding leaf `i`.
+            // Another end in the secondary tree of the marked subtree holding leaf `nth(m)`.
             2 if m >= 1 => {
                 let mut ends = self.read(Vec::new).ends().to_vec();
                 ends[nth(m)] ^= 1;
