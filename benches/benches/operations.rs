@@ -1,6 +1,6 @@
 //! Criterion: every operation per structure on every benchmark state, one group per
-//! operation so structures are compared side by side in one run, and whole replays
-//! (jobs per second). Every input's answers are checked against the reference before it
+//! operation so structures are compared side by side in one run (whole replays are
+//! `replays.rs`). Every input's answers are checked against the reference before it
 //! is timed, so `cargo test --benches` runs this as a test; there (no `--bench`
 //! argument) the states over [`TEST_ENTRIES`] entries are skipped, since building them
 //! unoptimised takes minutes, and `cargo bench` checks them instead.
@@ -12,10 +12,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use benches::queries::{calls, check_answers, deep_calls, Calls};
-use benches::{replays, states};
+use benches::{group_prefix, states};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use oracle::{apply, OpKind};
-use reporting::bench_file::REPLAY;
 use structures::{AvailabilityIndex, Kind};
 
 /// Calls per measured operation and state.
@@ -23,14 +22,6 @@ const CALLS: usize = 100;
 
 /// Under `cargo test`, states above this many entries are skipped.
 const TEST_ENTRIES: usize = 20_000;
-
-fn prefix() -> &'static str {
-    if cfg!(feature = "uncounted") {
-        "uncounted/"
-    } else {
-        ""
-    }
-}
 
 fn benchmarking() -> bool {
     std::env::args().any(|arg| arg == "--bench")
@@ -85,7 +76,7 @@ fn operations(c: &mut Criterion) {
         }
     }
     for op in OpKind::MEASURED {
-        let mut group = c.benchmark_group(format!("{}{op}", prefix()));
+        let mut group = c.benchmark_group(format!("{}{op}", group_prefix()));
         // Deep-backlog states are measured for `earliest` only, with calls that must
         // cross 90 % of the profile.
         let extra = if op == OpKind::Earliest { deep.as_mut_slice() } else { &mut [] };
@@ -105,23 +96,6 @@ fn operations(c: &mut Criterion) {
     }
 }
 
-fn whole_replays(c: &mut Criterion) {
-    let mut group = c.benchmark_group(format!("{}{REPLAY}", prefix()));
-    group.sample_size(10);
-    for input in replays::all() {
-        group.throughput(Throughput::Elements(input.workload.requests.len() as u64));
-        for &kind in Kind::ALL {
-            if let Err(why) = input.run(kind) {
-                panic!("{why}");
-            }
-            group.bench_function(BenchmarkId::new(kind.name(), &input.name), |b| {
-                b.iter(|| black_box(input.run(kind)));
-            });
-        }
-    }
-    group.finish();
-}
-
 criterion_group! {
     name = benches;
     // Short runs: about 400 benchmarks in one `cargo bench`; medians are what we report.
@@ -129,6 +103,6 @@ criterion_group! {
         .sample_size(20)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2));
-    targets = operations, whole_replays
+    targets = operations
 }
 criterion_main!(benches);

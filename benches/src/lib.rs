@@ -21,3 +21,16 @@ pub mod record;
 pub mod replays;
 pub mod states;
 pub mod work;
+
+/// What the criterion groups of a build without cost accounting (feature `uncounted`)
+/// are prefixed with, so one report holds both builds' results.
+pub const UNCOUNTED: &str = "uncounted/";
+
+/// The prefix of this build's criterion groups: [`UNCOUNTED`] or nothing.
+pub fn group_prefix() -> &'static str {
+    if cfg!(feature = "uncounted") {
+        UNCOUNTED
+    } else {
+        ""
+    }
+}

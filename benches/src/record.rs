@@ -41,7 +41,7 @@ fn read_result(dir: &Path, size: &dyn Fn(&str) -> Option<u64>) -> Result<BenchRe
     let bad = |field: &str| ResultsError::Missing { path: dir.to_path_buf(), what: field.to_owned() };
     let text = |key: &str| bench[key].as_str().map(str::to_owned).ok_or_else(|| bad(key));
     let group = text("group_id")?;
-    let (counted, operation) = match group.strip_prefix("uncounted/") {
+    let (counted, operation) = match group.strip_prefix(crate::UNCOUNTED) {
         Some(op) => (false, op.to_owned()),
         None => (true, group.clone()),
     };

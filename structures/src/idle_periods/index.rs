@@ -97,7 +97,8 @@ impl Index {
 
     /// The periods that end by `now`, in primary order: all start before it.
     pub(crate) fn ended(&self, now: Time) -> Vec<Period> {
-        let groups = self.0.range(Reverse(now)..);
+        // A group none of whose periods has ended is passed without looking at each.
+        let groups = self.0.range(Reverse(now)..).filter(|g| g.1.first_end <= now);
         groups
             .flat_map(|(&Reverse(start), group)| {
                 let ended = group.members.iter().filter(move |p| p.1 <= now);

@@ -70,22 +70,11 @@ impl IdlePeriods {
         let answer = found.map(|f| f.ids(if early { n } else { u64::MAX }));
         (answer, cost(visits, attempt_bound(run.len())))
     }
+
     /// The period of `id` holding `t`, if it is idle then.
     fn period_at(&self, id: u32, t: Time) -> Option<(Time, Time)> {
         let (st, et) = self.servers[id as usize].last_from(t)?;
         (et > t).then_some((st, et))
-    }
-
-    /// Applies a change of periods to the servers and to the trees of every slot the old
-    /// and the new periods overlap.
-    fn apply(&mut self, now: Time, removed: Vec<Period>, added: Vec<Period>) {
-        for p in &removed {
-            self.servers[p.id as usize].remove(p.start);
-        }
-        for p in &added {
-            self.servers[p.id as usize].insert(p.start, p.end);
-        }
-        self.runs.update(now, &removed, &added);
     }
 }
 
@@ -142,7 +131,13 @@ impl Engine for IdlePeriods {
     }
 
     fn free_throughout(&self, _: &Basis, s: Time, e: Time, among: &RangeSet) -> RangeSet {
-        RangeSet::from_ids(among.iter().filter(|&id| self.period_at(id, s).is_some_and(|p| p.1 >= e)))
+        let idle = |&id: &u32| self.period_at(id, s).is_some_and(|p| p.1 >= e);
+        // An update's ids are all free as a rule: then the answer is `among`, with no set
+        // built id by id.
+        if among.iter().all(|id| idle(&id)) {
+            return among.clone();
+        }
+        RangeSet::from_ids(among.iter().filter(idle))
     }
 
     fn free_somewhere(&self, _: &Basis, s: Time, e: Time, among: &RangeSet) -> RangeSet {
@@ -158,15 +153,16 @@ impl Engine for IdlePeriods {
         let c = usize::try_from(set.count()).unwrap_or(0);
         let (mut removed, mut added, mut after) =
             (Vec::with_capacity(c), Vec::with_capacity(2 * c), Vec::with_capacity(c));
-        let kept = |p: &Period| p.start < p.end && p.end > at.now;
+        let kept = |start: Time, end: Time| start < end && end > at.now;
         for id in set.iter() {
-            let (st, et) = self.period_at(id, s).expect("admitted: idle throughout the window");
+            let server = &mut self.servers[id as usize];
+            let (st, et) = server.split((s, e), kept).expect("admitted: idle throughout the window");
             removed.push(Period { start: st, end: et, id });
-            added.extend(Some(Period { start: st, end: s, id }).filter(kept));
-            after.extend(Some(Period { start: e, end: et, id }).filter(kept));
+            added.extend(kept(st, s).then_some(Period { start: st, end: s, id }));
+            after.extend(kept(e, et).then_some(Period { start: e, end: et, id }));
         }
         added.append(&mut after);
-        self.apply(at.now, removed, added);
+        self.runs.update(at.now, &removed, &added);
     }
 
     /// Each server gets the window as a period, merged with the periods that end at its
@@ -177,20 +173,20 @@ impl Engine for IdlePeriods {
         let (mut removed, mut added, mut after) =
             (Vec::with_capacity(2 * c), Vec::with_capacity(c), Vec::with_capacity(c));
         for id in set.iter() {
-            let periods = &self.servers[id as usize];
             let mut merged = Period { start: s, end: e, id };
-            if let Some((st, et)) = periods.last_before(s).filter(|p| p.1 == s) {
+            let (before, next) = self.servers[id as usize].merge(s, e);
+            if let Some((st, et)) = before {
                 removed.push(Period { start: st, end: et, id });
                 merged.start = st;
             }
-            if let Some(et) = periods.end_of(e) {
+            if let Some((_, et)) = next {
                 after.push(Period { start: e, end: et, id });
                 merged.end = et;
             }
             added.push(merged);
         }
         removed.append(&mut after);
-        self.apply(at.now, removed, added);
+        self.runs.update(at.now, &removed, &added);
     }
 
     fn steps<'a>(&'a self, _: &'a Basis, s: Time, _: Time) -> impl Iterator<Item = Step<'a>> {

@@ -187,17 +187,25 @@ impl Runs {
     /// Moves the first run to `now`, dropping the trees of the slots before it; `ended`
     /// are the periods the servers forgot.
     pub(crate) fn advance(&mut self, now: Time, ended: &[Period]) {
-        self.count(&spans(ended), &[]);
-        self.index.update(ended, &[]);
+        if !ended.is_empty() {
+            self.count(&spans(ended), &[]);
+            self.index.update(ended, &[]);
+        }
+        // The runs before the one holding `now` go, one at a time: an advance passes few,
+        // and splitting the map cost more than the removals.
         let (&k, _) = self.trees.range(..=now).next_back().expect("a run starts at now");
-        let mut first = self.trees.remove(&k).expect("just found");
+        while self.trees.first_key_value().is_some_and(|(&first, _)| first < k) {
+            self.trees.pop_first();
+        }
         // A period reaching the end of time has no boundary there, so at `now` =
         // `Time::MAX` it ends inside the last run, whose tree must let it go.
         if ended.iter().any(|p| p.end == Time::MAX) {
-            first = Tree::new(self.index.held(now, 0).len());
+            self.trees.remove(&k);
+            self.trees.insert(now, Tree::new(self.index.held(now, 0).len()));
+        } else if k < now {
+            let first = self.trees.remove(&k).expect("just found");
+            self.trees.insert(now, first);
         }
-        self.trees = self.trees.split_off(&now);
-        self.trees.insert(now, first);
     }
 
     /// Checks the boundaries against `periods` (every server's), that the runs start at

@@ -5,9 +5,12 @@
 
 use crate::Time;
 
+/// An idle period `(start, end)`.
+type Idle = (Time, Time);
+
 /// A server's idle periods `(start, end)`, by ascending start; one per start.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Server(Vec<(Time, Time)>);
+pub(crate) struct Server(Vec<Idle>);
 
 impl Server {
     /// Idle from `now` to the end of time.
@@ -25,14 +28,47 @@ impl Server {
         self.upto(t).checked_sub(1).map(|i| self.0[i])
     }
 
-    /// The period with the latest start before `t`.
-    pub(crate) fn last_before(&self, t: Time) -> Option<(Time, Time)> {
-        t.checked_sub(1).and_then(|t| self.last_from(t))
+    /// Takes `[s, e)` out of the period holding it, which becomes `before` and `after`
+    /// (each kept if `Some`), in place: one search, and a shift only when both are kept.
+    /// Returns the period, `None` (nothing changed) if no period holds `[s, e)`.
+    pub(crate) fn split(
+        &mut self,
+        (s, e): (Time, Time),
+        keep: impl Fn(Time, Time) -> bool,
+    ) -> Option<(Time, Time)> {
+        let i = self.upto(s).checked_sub(1).filter(|&i| self.0[i].1 >= e)?;
+        let (st, et) = self.0[i];
+        match (keep(st, s), keep(e, et)) {
+            (true, true) => {
+                self.0[i].1 = s;
+                self.0.insert(i + 1, (e, et));
+            }
+            (true, false) => self.0[i].1 = s,
+            (false, true) => self.0[i] = (e, et),
+            (false, false) => {
+                self.0.remove(i);
+            }
+        }
+        Some((st, et))
     }
 
-    /// The end of the period starting at `t`.
-    pub(crate) fn end_of(&self, t: Time) -> Option<Time> {
-        self.last_from(t).filter(|p| p.0 == t).map(|p| p.1)
+    /// Puts in `[s, e)`, where the server is busy, merged with the period that ends at `s`
+    /// and the one that begins at `e`, in place. Returns those two.
+    pub(crate) fn merge(&mut self, s: Time, e: Time) -> (Option<Idle>, Option<Idle>) {
+        // Busy throughout `[s, e)`: no period starts in it, and the one before ends by `s`.
+        let i = self.upto(s);
+        let before = i.checked_sub(1).map(|j| self.0[j]).filter(|p| p.1 == s);
+        let after = self.0.get(i).copied().filter(|p| p.0 == e);
+        match (before, after) {
+            (Some(_), Some((_, et))) => {
+                self.0[i - 1].1 = et;
+                self.0.remove(i);
+            }
+            (Some(_), None) => self.0[i - 1].1 = e,
+            (None, Some(_)) => self.0[i].0 = s,
+            (None, None) => self.0.insert(i, (s, e)),
+        }
+        (before, after)
     }
 
     /// Whether a period starts in `[s, e)`.
@@ -47,7 +83,9 @@ impl Server {
         }
     }
 
-    /// Puts in `[start, end)`, in place of any period with the same start.
+    /// Puts in `[start, end)`, in place of any period with the same start (for the planted
+    /// faults, which change a server's periods without the trees).
+    #[cfg(feature = "planted")]
     pub(crate) fn insert(&mut self, start: Time, end: Time) {
         match self.0.binary_search_by_key(&start, |p| p.0) {
             Ok(i) => self.0[i].1 = end,
