@@ -24,18 +24,15 @@ impl Server {
     }
 
     /// The period with the latest start at or before `t`.
-    pub(crate) fn last_from(&self, t: Time) -> Option<(Time, Time)> {
+    pub(crate) fn last_from(&self, t: Time) -> Option<Idle> {
         self.upto(t).checked_sub(1).map(|i| self.0[i])
     }
 
-    /// Takes `[s, e)` out of the period holding it, which becomes `before` and `after`
-    /// (each kept if `Some`), in place: one search, and a shift only when both are kept.
-    /// Returns the period, `None` (nothing changed) if no period holds `[s, e)`.
-    pub(crate) fn split(
-        &mut self,
-        (s, e): (Time, Time),
-        keep: impl Fn(Time, Time) -> bool,
-    ) -> Option<(Time, Time)> {
+    /// Takes `[s, e)` out of the period holding it, which gives way to its parts before
+    /// and after the window, each kept where `keep(start, end)` holds, in place: one
+    /// search, and a shift only when both are kept. Returns the period, `None` (nothing
+    /// changed) if no period holds `[s, e)`.
+    pub(crate) fn split(&mut self, (s, e): Idle, keep: impl Fn(Time, Time) -> bool) -> Option<Idle> {
         let i = self.upto(s).checked_sub(1).filter(|&i| self.0[i].1 >= e)?;
         let (st, et) = self.0[i];
         match (keep(st, s), keep(e, et)) {
