@@ -171,6 +171,53 @@ fn augtree_descends_past_runs_too_short_for_the_duration() {
     assert!(skipped.visited + skipped.search <= 100, "{skipped:?}");
 }
 
+/// After a change, `augtree` starts a search where an earlier answer for a request no
+/// larger, no longer and no later started, and forgets every answer on a release; on
+/// an unchanged state it searches anew. The backlog has 32 ids free throughout, but
+/// never the same 32 for more than 10, which no count can rule out.
+#[test]
+fn augtree_starts_a_search_at_an_earlier_answer_until_a_release() {
+    let build = |kind: Kind| {
+        let mut index = kind.build(64, Config::default()).unwrap();
+        for i in 0..2000u64 {
+            index.allocate(20 * i, 20 * i + 10, &ids(0, 32)).unwrap();
+            index.allocate(20 * i + 10, 20 * i + 20, &ids(32, 64)).unwrap();
+        }
+        index
+    };
+    let (mut paper, mut skipping) = (build(Kind::RbTree), build(Kind::AugTree));
+    let answers = |paper: &dyn AvailabilityIndex, skipping: &dyn AvailabilityIndex, (ready, duration, n)| {
+        let want = paper.earliest(ready, duration, n).unwrap();
+        assert_eq!(skipping.earliest(ready, duration, n).unwrap(), want, "{ready} {duration} {n}");
+        skipping.validate().unwrap();
+        (want.map(|frame| frame.start), skipping.last_cost().unwrap())
+    };
+    let (start, cold) = answers(&*paper, &*skipping, (0, 15, 32));
+    assert_eq!(start, Some(39_990));
+    // Unchanged: the same search again.
+    assert_eq!(answers(&*paper, &*skipping, (0, 15, 32)).1, cold);
+    // After an allocation elsewhere: from the answer, for it and for larger, longer and
+    // later requests; not for a smaller one.
+    for index in [&mut paper, &mut skipping] {
+        index.allocate(50_000, 50_010, &ids(0, 1)).unwrap();
+    }
+    for request in [(0, 15, 32), (5, 15, 40), (0, 30, 32)] {
+        let (start, warm) = answers(&*paper, &*skipping, request);
+        assert!(start >= Some(39_990), "{request:?}");
+        assert!(
+            warm.visited + warm.search <= 50 && cold.visited > 1000,
+            "{request:?}: {warm:?} against {cold:?}"
+        );
+    }
+    assert_eq!(answers(&*paper, &*skipping, (0, 10, 32)).0, Some(0));
+    // A release frees a window before the answer: every answer is forgotten.
+    for index in [&mut paper, &mut skipping] {
+        index.release(10, 20, &ids(32, 64)).unwrap();
+        index.allocate(60_000, 60_010, &ids(0, 1)).unwrap();
+    }
+    assert_eq!(answers(&*paper, &*skipping, (0, 15, 32)).0, Some(0));
+}
+
 quickcheck::quickcheck! {
     /// `augtree` rebuilds a small subtree's summary entry by entry with `push`; it must
     /// equal `join` with an empty right, which builds the kept ones (gaps near `u32::MAX`

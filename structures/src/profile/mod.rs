@@ -11,6 +11,7 @@
 //! and how an entry is inserted or removed.
 
 mod augtree;
+mod bounds;
 mod btree;
 #[cfg(feature = "planted")]
 mod planted;
@@ -20,6 +21,7 @@ mod sorted_list;
 mod update;
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 
 pub use augtree::{AugTreeProfile, Runs};
 pub use btree::BTreeStore;
@@ -145,6 +147,9 @@ pub trait Store: Sized {
 #[derive(Debug, Clone)]
 pub struct Profile<S> {
     store: S,
+    /// Earlier earliest-start answers that bound later searches (read only where the
+    /// container [`SEEKS`](Store::SEEKS): the paper's Algorithm 1 walks from `ready`).
+    bounds: RefCell<bounds::Bounds>,
 }
 
 impl<S: Store> Shell<Profile<S>> {
@@ -159,7 +164,7 @@ impl<S: Store> Engine for Profile<S> {
     const KIND: Kind = S::KIND;
 
     fn new(at: &Basis) -> Result<Self, Error> {
-        Ok(Self { store: S::with_first(at.now, at.full.clone()) })
+        Ok(Self { store: S::with_first(at.now, at.full.clone()), bounds: RefCell::default() })
     }
 
     fn check(&self, _: &Basis, s: Time, e: Time, n: u64) -> (Option<RangeSet>, Cost) {
@@ -189,10 +194,12 @@ impl<S: Store> Engine for Profile<S> {
     }
 
     fn allocate(&mut self, _: &Basis, s: Time, e: Time, set: &RangeSet) {
+        self.bounds.get_mut().changed();
         self.apply(s, e, &mut |free| free.subtract_with(set));
     }
 
     fn release(&mut self, _: &Basis, s: Time, e: Time, set: &RangeSet) {
+        self.bounds.get_mut().clear();
         self.apply(s, e, &mut |free| free.union_with(set));
     }
 
@@ -201,6 +208,7 @@ impl<S: Store> Engine for Profile<S> {
     }
 
     fn advance(&mut self, _: &Basis, now: Time) {
+        self.bounds.get_mut().changed();
         self.store.drop_before(now);
     }
 

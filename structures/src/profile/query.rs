@@ -79,11 +79,15 @@ impl<S: Store> Profile<S> {
     /// host `n` for `duration`. Each candidate is walked as Algorithm 1 walks it; when
     /// it fails, the next is the first entry the subtree summaries cannot rule out (see
     /// [`Store::seek`]), past the blocker that ended the walk if one did: a blocker
-    /// inside a window fails every candidate before it too.
+    /// inside a window fails every candidate before it too. The search starts at an
+    /// earlier answer's start where one bounds it (see [`bounds`](super::bounds)).
     pub(super) fn earliest_skipping(&self, at: &Basis, ready: Time, duration: Time, n: u64) -> Found {
         let mut cost = Cost::default();
-        let mut walk = self.store.iter_from(at.config.floor(ready), &mut cost.search);
-        let (mut first, mut potential) = (true, None);
+        let (mut walk, mut first) = match self.bounds.borrow().start(n, duration, ready) {
+            None => (self.store.iter_from(at.config.floor(ready), &mut cost.search), true),
+            Some(bound) => (self.entries_at_or_after(at, bound, &mut cost.search), false),
+        };
+        let mut potential = None;
         let answer = loop {
             let Some((key, anchor)) = walk.next() else { break None };
             let start = if first { ready } else { key };
@@ -120,6 +124,23 @@ impl<S: Store> Profile<S> {
             let m = (self.store.count() - self.store.rank(key) + 1) as u64;
             cost.worst = m * m;
         }
+        // An answer at `ready` bounds no later search (each starts at or after its own
+        // `ready`, at least as late), so only a later one is kept.
+        if let Some(frame) = answer.as_ref().filter(|frame| frame.start > ready) {
+            self.bounds.borrow_mut().record(n, duration, ready, frame.start);
+        }
         (answer, cost)
+    }
+
+    /// The entries from the first at or after `bound` on: every candidate from an
+    /// earlier answer's start on. Kept out of the search's own code, which runs it only
+    /// when a bound applies.
+    #[inline(never)]
+    fn entries_at_or_after(&self, at: &Basis, bound: Time, steps: &mut u64) -> S::Iter<'_> {
+        let mut walk = self.store.iter_from(at.config.floor(bound), steps);
+        if walk.clone().next().is_some_and(|(key, _)| key < bound) {
+            walk.next();
+        }
+        walk
     }
 }
