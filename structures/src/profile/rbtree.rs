@@ -82,6 +82,9 @@ struct Node<S: Summary> {
     red: bool,
     /// Set only inside `settle_dirty`: the summary is to be recomputed.
     marked: bool,
+    /// Set only inside `settle_dirty`: its own entry or its children changed, so its
+    /// summary is recomputed even if its children's are as they were.
+    stale: bool,
     free: RangeSet,
 }
 
@@ -99,6 +102,7 @@ impl<S: Summary> Default for Node<S> {
             size: 0,
             red: false,
             marked: false,
+            stale: false,
             free: RangeSet::default(),
         }
     }
@@ -213,22 +217,28 @@ impl<S: Summary> RbTree<S> {
     }
 
     /// Keeps `x`'s summary, current, if its subtree is large enough, and frees its slot
-    /// if it no longer is (a small subtree's summary is not computed until read).
-    fn keep(&mut self, x: u32) {
+    /// if it no longer is (a small subtree's summary is not computed until read);
+    /// whether the summary may differ from the one kept before (always, for a small
+    /// subtree, whose summary is not kept to compare).
+    fn keep(&mut self, x: u32) -> bool {
         let slot = self.n(x).kept;
         if self.n(x).size < S::KEPT_FROM {
             if slot != UNKEPT {
                 self.unkeep(x);
             }
-            return;
+            return true;
         }
         let sub = self.joined(x);
         if slot == UNKEPT {
             grow(&mut self.kept);
             self.kept.push(Kept { sub, owner: x });
             self.m(x).kept = (self.kept.len() - 1) as u32;
+            true
         } else {
-            self.kept[slot as usize].sub = sub;
+            let kept = &mut self.kept[slot as usize].sub;
+            let changed = *kept != sub;
+            *kept = sub;
+            changed
         }
     }
 
@@ -337,6 +347,7 @@ impl<S: Summary> RbTree<S> {
     fn settle_dirty(&mut self) {
         let mut dirty = std::mem::take(&mut self.dirty);
         for &x in &dirty {
+            self.m(x).stale = x != NIL;
             let mut x = x;
             while x != NIL && !self.n(x).marked {
                 self.m(x).marked = true;
@@ -348,16 +359,28 @@ impl<S: Summary> RbTree<S> {
         self.settle_under(self.root);
     }
 
-    /// The post-order pass of [`settle_dirty`](Self::settle_dirty) under `x`.
-    fn settle_under(&mut self, x: u32) {
+    /// The post-order pass of [`settle_dirty`](Self::settle_dirty) under `x`; whether
+    /// `x`'s summary may have changed. A summary depends on its node's entry and its
+    /// children's summaries alone, so where neither changed it is left as it is: a
+    /// change deep in the tree that leaves a subtree's runs as they were (an update
+    /// inside a run, most of a backfilled window) stops there, not at the root.
+    fn settle_under(&mut self, x: u32) -> bool {
         if x == NIL || !self.n(x).marked {
-            return;
+            return false;
         }
         self.m(x).marked = false;
+        let stale = std::mem::take(&mut self.m(x).stale);
         let (left, right) = (self.n(x).left, self.n(x).right);
-        self.settle_under(left);
-        self.settle_under(right);
-        self.keep(x);
+        let left_changed = self.settle_under(left);
+        let right_changed = self.settle_under(right);
+        // A subtree that grew to the size that keeps a summary, or shrank below it.
+        let node = self.n(x);
+        let misfiled = (node.size >= S::KEPT_FROM) != (node.kept != UNKEPT);
+        if stale || left_changed || right_changed || misfiled {
+            self.keep(x)
+        } else {
+            false
+        }
     }
 
     /// The summary of `x`'s subtree from its own and its children's.
@@ -621,6 +644,7 @@ impl<S: Summary> RbTree<S> {
         }
         if node.own != S::own(&node.free)
             || node.marked
+            || node.stale
             || kept.is_some_and(|kept| kept.sub != self.joined(x))
         {
             return Err(
