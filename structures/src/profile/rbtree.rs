@@ -362,8 +362,8 @@ impl<S: Summary> RbTree<S> {
     /// The post-order pass of [`settle_dirty`](Self::settle_dirty) under `x`; whether
     /// `x`'s summary may have changed. A summary depends on its node's entry and its
     /// children's summaries alone, so where neither changed it is left as it is: a
-    /// change deep in the tree that leaves a subtree's runs as they were (an update
-    /// inside a run, most of a backfilled window) stops there, not at the root.
+    /// change deep in the tree that leaves a subtree's runs as they were (an entry
+    /// that stays a blocker, or stays none, at every level) stops there, not at the root.
     fn settle_under(&mut self, x: u32) -> bool {
         if x == NIL || !self.n(x).marked {
             return false;
