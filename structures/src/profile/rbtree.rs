@@ -30,10 +30,23 @@ pub trait Summary: Copy + Default + PartialEq + fmt::Debug {
     fn push(&mut self, key: Time, own: Self::Own) {
         *self = Self::join(key, own, self, &Self::default());
     }
+    /// Whether an entry whose own part goes from `old` to `new` may change a summary:
+    /// where it cannot, an update leaves the summaries above it as they are.
+    fn differs(old: Self::Own, new: Self::Own) -> bool {
+        old != new
+    }
     /// The fewest entries a subtree has for its summary to be kept. A smaller subtree's
     /// is rebuilt from its entries when read, at most `KEPT_FROM - 1` pushes; most
     /// subtrees are small, so this keeps most summaries out of memory.
     const KEPT_FROM: u32 = 1;
+    /// This stretch with its first entry's key moved to `key`, which is still below
+    /// its second entry's, if that can be done in place; `false` where the summary is
+    /// to be recomputed (left as it was or not). `advance` moves the first entry of
+    /// every subtree on the left spine at almost every call.
+    fn rekey_first(&mut self, key: Time) -> bool {
+        let _ = key;
+        false
+    }
     /// The first entry at or after node `x` that may start a window of `duration` with
     /// at least `n` free ids throughout, judged from the summaries alone; `None` if none
     /// can. It may answer too early, never too late. Adds the nodes visited to `steps`.
@@ -395,6 +408,23 @@ impl<S: Summary> RbTree<S> {
                 self.append(node.right, &mut sub);
                 sub
             }
+        }
+    }
+
+    /// Moves the first key of every kept summary from `x` (the head, re-keyed to `t`)
+    /// to the root in place, where no other change waits: none of them needs a join.
+    /// Where a summary cannot be moved in place, it is left to the held upkeep, which
+    /// recomputes it and, as its first key changed, every summary above it.
+    fn rekey_path(&mut self, mut x: u32, t: Time) {
+        while x != NIL {
+            let slot = self.n(x).kept as usize;
+            if let Some(kept) = self.kept.get_mut(slot) {
+                if !kept.sub.rekey_first(t) {
+                    self.dirty.push(x);
+                    return;
+                }
+            }
+            x = self.n(x).parent;
         }
     }
 
@@ -768,8 +798,10 @@ impl<S: Summary> Store for RbTree<S> {
             if self.n(x).key >= from {
                 f(&mut self.m(x).free);
                 if S::ACTIVE {
-                    self.m(x).own = S::own(&self.n(x).free);
-                    self.dirty.push(x);
+                    let own = S::own(&self.n(x).free);
+                    if S::differs(std::mem::replace(&mut self.m(x).own, own), own) {
+                        self.dirty.push(x);
+                    }
                 }
             }
             x = self.n(x).next;
@@ -813,9 +845,14 @@ impl<S: Summary> Store for RbTree<S> {
         }
         // The head is the minimum and `t` is below the next key, so order is kept.
         let keep = self.head;
+        let moved = self.n(keep).key != t;
         self.m(keep).key = t;
-        if S::ACTIVE {
-            self.dirty.push(keep);
+        if S::ACTIVE && moved {
+            if self.dirty.is_empty() {
+                self.rekey_path(keep, t);
+            } else {
+                self.dirty.push(keep);
+            }
         }
         self.settle();
         // Memory goes back when time passes a backlog, not on every delete, so that
