@@ -224,10 +224,8 @@ quickcheck::quickcheck! {
     /// make the stretch too wide for offsets).
     fn augtree_push_is_a_join_with_an_empty_right(entries: Vec<(u32, bool, u16)>) -> bool {
         use structures::profile::{Runs, Summary};
-        let (mut pushed, mut joined, mut key) = (Runs::default(), Runs::default(), 0u64);
-        for (gap, huge, own) in entries {
-            key += if huge { u64::from(u32::MAX - gap % 4) } else { u64::from(gap % 1000) + 1 };
-            let own = u32::from(own) % 3000;
+        let (mut pushed, mut joined) = (Runs::default(), Runs::default());
+        for (key, own) in stretch(entries) {
             pushed.push(key, own);
             joined = Runs::join(key, own, &joined, &Runs::default());
             if pushed != joined {
@@ -235,5 +233,75 @@ quickcheck::quickcheck! {
             }
         }
         true
+    }
+}
+
+/// The keys and free counts of a stretch from quickcheck's gaps (a gap near `u32::MAX`
+/// makes the stretch too wide for offsets), and its runs built entry by entry.
+fn stretch(entries: Vec<(u32, bool, u16)>) -> Vec<(u64, u32)> {
+    let mut key = 0u64;
+    let mut keyed = Vec::new();
+    for (gap, huge, own) in entries {
+        key += if huge { u64::from(u32::MAX - gap % 4) } else { u64::from(gap % 1000) + 1 };
+        keyed.push((key, u32::from(own) % 3000));
+    }
+    keyed
+}
+
+fn runs_of(entries: &[(u64, u32)]) -> structures::profile::Runs {
+    use structures::profile::{Runs, Summary};
+    let mut runs = Runs::default();
+    for &(key, own) in entries {
+        runs.push(key, own);
+    }
+    runs
+}
+
+#[test]
+fn augtree_an_entry_differs_only_across_a_threshold() {
+    use structures::profile::{Runs, Summary};
+    // The thresholds are 1, 2, 4, ..., 1024; a count of 1024 or more is at the last.
+    for (old, new, differs) in [(0, 1, true), (2, 3, false), (3, 4, true), (5, 7, false), (1024, 1152, false)]
+    {
+        assert_eq!(Runs::differs(old, new), differs, "{old} -> {new}");
+    }
+}
+
+quickcheck::quickcheck! {
+    /// `advance` moves the first key under every summary on the left spine in place; the
+    /// result must be the stretch built again with the moved key, and the move is refused
+    /// only where a wide stretch becomes narrow (its levels must be computed).
+    fn augtree_rekey_first_is_the_stretch_with_its_first_key_moved(entries: Vec<(u32, bool, u16)>, by: u64) -> bool {
+        use structures::profile::Summary;
+        let mut keyed = stretch(entries);
+        let (Some(&(first, own)), Some(&(last, _))) = (keyed.first(), keyed.last()) else { return true };
+        // Anywhere from the first key to just below the second (or well past a lone one).
+        let room = keyed.get(1).map_or(1 << 40, |&(second, _)| second - first);
+        let moved = first + by % room;
+        let mut runs = runs_of(&keyed);
+        keyed[0] = (moved, own);
+        let want = runs_of(&keyed);
+        let limit = u64::from(u32::MAX);
+        let (was_wide, is_wide) = (last - first > limit, keyed.len() > 1 && last - moved > limit);
+        if runs.rekey_first(moved) {
+            runs == want
+        } else {
+            was_wide && !is_wide
+        }
+    }
+
+    /// An update marks an entry stale only where its free count crosses a threshold;
+    /// where it does not, the stretch's runs must be as they were.
+    fn augtree_an_entry_that_does_not_differ_leaves_the_runs(entries: Vec<(u32, bool, u16)>, at: usize, new: u16) -> bool {
+        use structures::profile::{Runs, Summary};
+        let mut keyed = stretch(entries);
+        if keyed.is_empty() {
+            return true;
+        }
+        let i = at % keyed.len();
+        let (old, new) = (keyed[i].1, u32::from(new) % 3000);
+        let before = runs_of(&keyed);
+        keyed[i].1 = new;
+        Runs::differs(old, new) || runs_of(&keyed) == before
     }
 }
