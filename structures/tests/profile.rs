@@ -237,7 +237,7 @@ quickcheck::quickcheck! {
 }
 
 /// The keys and free counts of a stretch from quickcheck's gaps (a gap near `u32::MAX`
-/// makes the stretch too wide for offsets), and its runs built entry by entry.
+/// makes the stretch too wide for offsets).
 fn stretch(entries: Vec<(u32, bool, u16)>) -> Vec<(u64, u32)> {
     let mut key = 0u64;
     let mut keyed = Vec::new();
@@ -248,6 +248,7 @@ fn stretch(entries: Vec<(u32, bool, u16)>) -> Vec<(u64, u32)> {
     keyed
 }
 
+/// A stretch's runs, built entry by entry.
 fn runs_of(entries: &[(u64, u32)]) -> structures::profile::Runs {
     use structures::profile::{Runs, Summary};
     let mut runs = Runs::default();
