@@ -489,8 +489,12 @@ fn window_work(kind: Kind, load: &Workload, slot: u64) -> String {
 struct Progress<'a>(&'a ProgressBar);
 
 impl Observer for Progress<'_> {
-    fn arrived(&mut self, done: u64, _total: u64) {
-        self.0.set_position(done);
+    fn arrived(&mut self, done: u64, total: u64) {
+        // A bar moved every 256 jobs looks as smooth, and each move costs a lock and a
+        // clock read: 1 % of a plan-only replay of SDSC-BLUE when done for every job.
+        if done.is_multiple_of(256) || done == total {
+            self.0.set_position(done);
+        }
     }
 }
 

@@ -236,6 +236,20 @@ quickcheck::quickcheck! {
     }
 }
 
+quickcheck::quickcheck! {
+    /// A summary depends on the entries alone: `join` of the stretches before and
+    /// after an entry equals the whole stretch built entry by entry, at every level
+    /// (the levels past `top` and the unused fields 0 in both).
+    fn augtree_join_is_the_stretch_built_entry_by_entry(entries: Vec<(u32, bool, u16)>, at: usize) -> bool {
+        use structures::profile::{Runs, Summary};
+        // Mostly narrow stretches: one huge gap makes the whole stretch wide.
+        let keyed = stretch(entries.into_iter().map(|(gap, huge, own)| (gap, huge && gap % 16 == 0, own)).collect());
+        let Some(&(key, own)) = keyed.get(at % keyed.len().max(1)) else { return true };
+        let at = at % keyed.len();
+        Runs::join(key, own, &runs_of(&keyed[..at]), &runs_of(&keyed[at + 1..])) == runs_of(&keyed)
+    }
+}
+
 /// The keys and free counts of a stretch from quickcheck's gaps (a gap near `u32::MAX`
 /// makes the stretch too wide for offsets).
 fn stretch(entries: Vec<(u32, bool, u16)>) -> Vec<(u64, u32)> {

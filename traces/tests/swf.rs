@@ -48,6 +48,39 @@ fn fields_split_at_every_unicode_white_space_ascii_or_not() {
 }
 
 #[test]
+fn a_run_time_reads_as_parse_reads_it_however_it_is_written() {
+    // The short-integer fast path and the general parse must agree at every edge:
+    // signs, zeros, 18 and 19 digits, the i64 limits, decimals and junk.
+    let run_time = |raw: &str| {
+        let text = GOOD.replace("2 10 0 50", &format!("2 10 0 {raw}"));
+        swf::read_bytes(text.as_bytes(), "t.swf", false).map(|t| t.jobs[1].run_time).ok()
+    };
+    for (raw, want) in [
+        ("0", Some(0)),
+        ("-0", Some(0)),
+        ("007", Some(7)),
+        ("+5", Some(5)),
+        ("-1", Some(-1)),
+        ("999999999999999999", Some(999_999_999_999_999_999)),
+        ("-999999999999999999", Some(-999_999_999_999_999_999)),
+        ("9223372036854775807", Some(i64::MAX)),
+        ("-9223372036854775808", Some(i64::MIN)),
+        ("3.7", Some(3)),
+        ("-3.7", Some(-3)),
+        ("1e3", Some(1000)),
+        ("9223372036854775808", None),
+        ("-", None),
+        ("--1", None),
+        ("1-", None),
+        ("12a", None),
+        ("1/2", None),
+        (":", None),
+    ] {
+        assert_eq!(run_time(raw), want, "{raw:?}");
+    }
+}
+
+#[test]
 fn a_malformed_field_names_file_line_and_field() {
     let text = GOOD.replace("2 10 0 50", "2 10 0 fifty");
     let err = swf::read_bytes(text.as_bytes(), "t.swf", false).unwrap_err();

@@ -75,11 +75,16 @@ pub struct SizeGroup {
 /// The nearest-rank quantiles [`QUANTILES`] of `values` (sorted here).
 pub fn quantiles<T: Copy + PartialOrd>(mut values: Vec<T>) -> Vec<(f64, T)> {
     values.sort_unstable_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-    if values.is_empty() {
+    sorted_quantiles(&values)
+}
+
+/// [`quantiles`] of values already sorted.
+fn sorted_quantiles<T: Copy>(sorted: &[T]) -> Vec<(f64, T)> {
+    if sorted.is_empty() {
         return Vec::new();
     }
-    let len = values.len();
-    QUANTILES.iter().map(|&q| (q, values[((q * len as f64).ceil() as usize).clamp(1, len) - 1])).collect()
+    let len = sorted.len();
+    QUANTILES.iter().map(|&q| (q, sorted[((q * len as f64).ceil() as usize).clamp(1, len) - 1])).collect()
 }
 
 impl AttemptMetrics {
@@ -230,7 +235,7 @@ pub fn schedule_metrics(run: &Run, workload: &Workload, runtime: &BTreeMap<i64, 
         utilisation: busy / (f64::from(workload.capacity) * span),
         mean_wait,
         p99_wait,
-        waits: Waits::new(run, workload),
+        waits: Waits::new(run, workload, &waits),
         ar_requested: run.ar.requested,
         ar_admitted: run.ar.admitted,
         ar_mean_options: if offered.is_empty() {
@@ -299,9 +304,9 @@ fn groups(jobs: &[Queued], key: impl Fn(&Queued) -> u64) -> Vec<Group> {
 }
 
 impl Waits {
-    /// The waits of `run`'s schedule of `workload`, or `None` when every job was a
-    /// reservation.
-    fn new(run: &Run, workload: &Workload) -> Option<Self> {
+    /// The waits of `run`'s schedule of `workload` (`sorted`: the same waits, sorted),
+    /// or `None` when every job was a reservation.
+    fn new(run: &Run, workload: &Workload, sorted: &[Time]) -> Option<Self> {
         let length: BTreeMap<i64, Time> = workload.requests.iter().map(|r| (r.id, r.duration)).collect();
         let queued: Vec<Queued> = run
             .schedule
@@ -318,7 +323,7 @@ impl Waits {
         }
         let (size, hour) = (u64::from(SIZE_GROUP), 3_600);
         Some(Self {
-            quantiles: quantiles(queued.iter().map(|j| j.wait).collect()),
+            quantiles: sorted_quantiles(sorted),
             by_size: groups(&queued, |j| j.size.div_ceil(size) * size),
             by_length: groups(&queued, |j| j.length.div_ceil(hour).min(LENGTH_GROUPS + 1) * hour),
         })

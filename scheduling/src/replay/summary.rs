@@ -25,7 +25,9 @@ pub fn trimmed(costs: &[Cost], trim: usize) -> &[Cost] {
 fn fractions(costs: &[Cost]) -> Vec<f64> {
     let mut r: Vec<f64> =
         costs.iter().filter(|c| c.worst > 0).map(|c| c.visited as f64 / c.worst as f64).collect();
-    r.sort_by(f64::total_cmp);
+    // Values equal under `total_cmp` are the same bits, so an unstable sort orders them
+    // as a stable one would, in a fraction of the time.
+    r.sort_unstable_by(f64::total_cmp);
     r
 }
 

@@ -16,9 +16,11 @@
 //! (about a fifth of the nodes). A smaller subtree's are rebuilt when read: the upkeep
 //! appends its entries one by one ([`Summary::push`]), and the search reads its entries
 //! once and judges each of its subtrees from them, exactly as it judges a kept summary,
-//! so answers and counted steps are those of a tree that keeps every summary. This takes
+//! so answers and counted steps are those of a tree that keeps every summary. This took
 //! augtree from 369 to 244 bytes per entry at `sdsc-blue-10000` (`record --memory-only`)
 //! for replays 10 to 17 % slower (`ci/side-by-side`).
+
+use wide::u32x4;
 
 use super::rbtree::{RbTree, Summary};
 use super::Profile;
@@ -32,6 +34,30 @@ pub type AugTreeProfile = Shell<Profile<RbTree<Runs>>>;
 /// largest is judged at the largest.
 const LEVELS: usize = 11;
 
+/// The vectors of four levels a summary's per-level times are kept in.
+const CHUNKS: usize = LEVELS.div_ceil(4);
+
+/// One u32 time per level, as whole vectors: level `i` is lane `i % 4` of vector
+/// `i / 4`, and the lanes past the last level are 0.
+type Lanes = [[u32; 4]; CHUNKS];
+
+/// Each lane's level's bit in a bit mask.
+const LANE_BITS: [u32x4; CHUNKS] = {
+    let mut bits = [u32x4::ZERO; CHUNKS];
+    let mut c = 0;
+    while c < CHUNKS {
+        let i = 4 * c as u32;
+        bits[c] = u32x4::new([1 << i, 1 << (i + 1), 1 << (i + 2), 1 << (i + 3)]);
+        c += 1;
+    }
+    bits
+};
+
+/// The lanes of chunk `c` whose levels' bits are set in `mask`, as all-ones lanes.
+fn lanes_of(mask: u16, c: usize) -> u32x4 {
+    (u32x4::splat(u32::from(mask)) & LANE_BITS[c]).simd_eq(LANE_BITS[c])
+}
+
 /// The level whose threshold is the largest power of two `<= n` (for `n >= 1`).
 fn level(n: u64) -> usize {
     (n.max(1).ilog2() as usize).min(LEVELS - 1)
@@ -43,8 +69,10 @@ fn level(n: u64) -> usize {
 /// `i`'s fields are meaningful where its bits say so. Unused fields are 0, so that equal
 /// stretches have equal summaries.
 ///
-/// The per-level times are kept as u32 offsets from `first`, which takes the summary from 288 to 160 bytes
-/// (the upkeep copies it on every change). A stretch longer than `u32::MAX` seconds
+/// The per-level times are kept as u32 offsets from `first`, which takes the summary from
+/// 288 to 160 bytes (the upkeep copies it on every change), and in whole vectors of four
+/// levels (168 bytes), which [`join`](Summary::join) and [`push`](Summary::push) compute
+/// four levels at a time. A stretch longer than `u32::MAX` seconds
 /// (136 years: never in a trace, but the profile has no horizon) is `wide`: it keeps no
 /// levels, and the search walks into it instead of judging it whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -63,13 +91,13 @@ pub struct Runs {
     first: Time,
     last: Time,
     /// The first blocker's key, where blocked, below `top`.
-    first_blocker: [u32; LEVELS],
+    first_blocker: Lanes,
     /// Where the run at the end starts (the entry after the last blocker, or `first`
     /// if there is none), unless the last entry is a blocker.
-    open: [u32; LEVELS],
+    open: Lanes,
     /// The longest run that starts after a blocker and ends at one, both inside: the
     /// time from its first entry to the blocker ending it.
-    best: [u32; LEVELS],
+    best: Lanes,
 }
 
 /// The levels at or above `top` in a bit mask.
@@ -92,19 +120,19 @@ impl Runs {
         if i >= usize::from(self.top) {
             self.first
         } else {
-            self.first + Time::from(self.first_blocker[i])
+            self.first + Time::from(self.first_blocker[i / 4][i % 4])
         }
     }
 
     /// Where the run open at the end starts at level `i`, unless the last entry is a
     /// blocker there (not `wide`).
     fn open(&self, i: usize) -> Time {
-        self.first + Time::from(self.open[i])
+        self.first + Time::from(self.open[i / 4][i % 4])
     }
 
     /// The longest inner run at level `i` (not `wide`).
     fn best(&self, i: usize) -> Time {
-        Time::from(self.best[i])
+        Time::from(self.best[i / 4][i % 4])
     }
 }
 
@@ -155,71 +183,89 @@ impl Summary for Runs {
         // Every time below lies in `[first, last]`, so it is kept as a u32 offset from
         // `first`. `left`'s offsets are already from `first` (or `left` is empty, all 0);
         // `right`'s are shifted by where it starts (or `right` is empty, all 0, and
-        // what it would change is not kept). Each level is computed with selects, not
-        // branches (a third fewer instructions in joins on the KTH year, callgrind); a
-        // difference is wrapping as it is computed also where it is not picked.
-        let k = (key - first) as u32;
-        let shift = if right.filled { (right.first - first) as u32 } else { 0 };
-        let pick = |c: bool, a: u32, b: u32| if c { a } else { b };
-        for i in 0..usize::from(top) {
-            let bit = 1 << i;
-            let entry_blocked = i >= usize::from(entry_top);
-            let (left_blocked, left_ends) = (left.blocked & bit != 0, left.ends_blocked & bit != 0);
-            let right_blocked = right.blocked & bit != 0;
+        // what it would change is not kept). Four levels at a time, each with selects,
+        // not branches; a difference is wrapping as it is computed also where it is not
+        // picked.
+        let k = u32x4::splat((key - first) as u32);
+        let shift = u32x4::splat(if right.filled { (right.first - first) as u32 } else { 0 });
+        for c in 0..usize::from(top).div_ceil(4) {
+            let entry_blocked = lanes_of(from_level(entry_top), c);
+            let (left_blocked, left_ends) = (lanes_of(left.blocked, c), lanes_of(left.ends_blocked, c));
+            let right_blocked = lanes_of(right.blocked, c);
+            let [left_first_blocker, left_open, left_best] =
+                [left.first_blocker[c], left.open[c], left.best[c]].map(u32x4::new);
+            let [right_first_blocker, right_open, right_best] =
+                [right.first_blocker[c], right.open[c], right.best[c]].map(u32x4::new);
             // `left` and the entry: its first blocker, longest inner run, and the start
             // of the run open at its end (the entry ends it). The run open where `left`
             // ends starts in it, or at the entry.
-            let tail = pick(left_ends, k, left.open[i]);
-            let mut first_blocker = pick(left_blocked, left.first_blocker[i], pick(entry_blocked, k, 0));
-            let mut best = left.best[i];
-            best = pick(left_blocked && entry_blocked, best.max(k.wrapping_sub(tail)), best);
-            let mut open = pick(entry_blocked, 0, tail);
+            let tail = left_ends.select(k, left_open);
+            let mut first_blocker = left_blocked.select(left_first_blocker, entry_blocked & k);
+            let mut best = (left_blocked & entry_blocked).select(left_best.max(k - tail), left_best);
+            let open = entry_blocked.select(u32x4::ZERO, tail);
             let blocked = entry_blocked | left_blocked;
             // Then `right` (all 0 if empty, so it changes nothing kept): the run open
             // after the entry starts before it, or at `right`'s first.
-            let right_first_blocker = shift + right.first_blocker[i];
-            let tail = pick(entry_blocked, shift, open);
-            first_blocker = pick(blocked, first_blocker, right_first_blocker);
-            best = pick(blocked && right_blocked, best.max(right_first_blocker.wrapping_sub(tail)), best);
-            best = best.max(right.best[i]);
-            open = pick(right_blocked, shift + right.open[i], tail);
-            // Unused fields are 0, so that equal stretches have equal summaries.
-            out.first_blocker[i] = pick(out.blocked & bit != 0, first_blocker, 0);
-            out.open[i] = pick(out.ends_blocked & bit != 0, 0, open);
-            out.best[i] = best;
+            let right_first_blocker = shift + right_first_blocker;
+            let tail = entry_blocked.select(shift, open);
+            first_blocker = blocked.select(first_blocker, right_first_blocker);
+            best = (blocked & right_blocked).select(best.max(right_first_blocker - tail), best);
+            best = best.max(right_best);
+            let open = right_blocked.select(shift + right_open, tail);
+            // Unused fields are 0, so that equal stretches have equal summaries. At the
+            // levels from `top` on, every entry is a blocker and the parts keep 0s, so
+            // what is computed there is 0 too.
+            out.first_blocker[c] = lanes_of(out.blocked, c).select(first_blocker, u32x4::ZERO).to_array();
+            out.open[c] = lanes_of(out.ends_blocked, c).select(u32x4::ZERO, open).to_array();
+            out.best[c] = best.to_array();
         }
         out
     }
 
+    /// Four levels at a time, as `join` (this is most of rebuilding a small subtree's
+    /// summary). At the levels from the new `top` on, both the stretch and the entry
+    /// are blockers, which changes nothing kept there.
     fn push(&mut self, key: Time, own: u32) {
-        if !self.filled {
-            *self = Self::join(key, own, &Self::default(), &Self::default());
-            return;
-        }
         let entry_top = Self::top_of(own);
         let entry_blocked = from_level(entry_top);
+        if !self.filled {
+            // One entry: every offset is from its own key, 0, and it has no inner run.
+            *self = Self {
+                filled: true,
+                top: entry_top,
+                blocked: entry_blocked,
+                ends_blocked: entry_blocked,
+                first: key,
+                last: key,
+                ..Self::default()
+            };
+            return;
+        }
         // Whether the stretch is wide before and after the entry (`join`'s condition).
         let was_wide = self.wide;
         self.wide = key - self.first > Time::from(u32::MAX);
         if self.wide && !was_wide {
-            *self = Self { first_blocker: [0; LEVELS], open: [0; LEVELS], best: [0; LEVELS], ..*self };
+            *self = Self {
+                first_blocker: Lanes::default(),
+                open: Lanes::default(),
+                best: Lanes::default(),
+                ..*self
+            };
         }
         let top = self.top.max(entry_top);
         if !self.wide {
-            let at = (key - self.first) as u32;
-            for i in 0..usize::from(top) {
-                let bit = 1 << i;
-                if entry_blocked & bit != 0 {
-                    if self.blocked & bit == 0 {
-                        self.first_blocker[i] = at;
-                    } else if self.ends_blocked & bit == 0 {
-                        // The run open at the end is an inner run now.
-                        self.best[i] = self.best[i].max(at - self.open[i]);
-                    }
-                    self.open[i] = 0;
-                } else if self.ends_blocked & bit != 0 {
-                    self.open[i] = at;
-                }
+            let at = u32x4::splat((key - self.first) as u32);
+            for c in 0..usize::from(top).div_ceil(4) {
+                let entry = lanes_of(entry_blocked, c);
+                let (blocked, ends) = (lanes_of(self.blocked, c), lanes_of(self.ends_blocked, c));
+                let [first_blocker, open, best] =
+                    [self.first_blocker[c], self.open[c], self.best[c]].map(u32x4::new);
+                // A first blocker where there was none; the run open at the end becomes
+                // an inner run where the entry ends it; the entry closes or opens the
+                // run at the end.
+                self.first_blocker[c] = (entry & !blocked).select(at, first_blocker).to_array();
+                self.best[c] = (entry & blocked & !ends).select(best.max(at - open), best).to_array();
+                self.open[c] = entry.select(u32x4::ZERO, ends.select(at, open)).to_array();
             }
         }
         self.top = top;
@@ -251,7 +297,7 @@ impl Summary for Runs {
         for offsets in [&mut self.first_blocker, &mut self.open] {
             // A select, not a branch, so that the loop is vectorised (a fifth of the
             // branching loop's instructions over SDSC-BLUE's advances, callgrind).
-            for offset in offsets {
+            for offset in offsets.as_flattened_mut() {
                 *offset -= if *offset == 0 { 0 } else { delta };
             }
         }
