@@ -49,7 +49,7 @@ fn fields_split_at_every_unicode_white_space_ascii_or_not() {
 
 #[test]
 fn a_run_time_reads_as_parse_reads_it_however_it_is_written() {
-    // The short-integer fast path and the general parse must agree at every edge:
+    // An integer as `str::parse` reads it, else a decimal truncated, at every edge:
     // signs, zeros, 18 and 19 digits, the i64 limits, decimals and junk.
     let run_time = |raw: &str| {
         let text = GOOD.replace("2 10 0 50", &format!("2 10 0 {raw}"));
