@@ -439,18 +439,11 @@ impl Scan<'_> {
     fn small(&mut self, x: u32) -> Option<Time> {
         let mut entries = [(0, false); Runs::KEPT_FROM as usize];
         let mut len = 0;
-        self.collect(x, &mut entries, &mut len);
+        for (slot, (key, own)) in entries.iter_mut().zip(self.tree.entries_under(x)) {
+            *slot = (key, self.blocked(own));
+            len += 1;
+        }
         self.judge_small(x, &entries[..len])
-    }
-
-    /// Adds the small subtree at `x`'s entries, in order and at the scan's level, to
-    /// `entries[*len..]`.
-    fn collect(&self, x: u32, entries: &mut [(Time, bool)], len: &mut usize) {
-        let Some((key, own, _, left, right)) = self.tree.parts(x) else { return };
-        self.collect(left, entries, len);
-        entries[*len] = (key, self.blocked(own));
-        *len += 1;
-        self.collect(right, entries, len);
     }
 
     /// The first start in the small subtree at `x`, whose entries are `entries`.

@@ -52,12 +52,8 @@ impl Store for BTreeStore {
         self.map.range(..=t).count()
     }
 
-    fn before(&self, t: Time) -> Option<(Time, &RangeSet)> {
-        self.map.range(..t).next_back().map(view)
-    }
-
-    fn get(&self, t: Time) -> Option<&RangeSet> {
-        self.map.get(&t)
+    fn around(&self, t: Time) -> (Option<&RangeSet>, Option<&RangeSet>) {
+        (self.map.range(..t).next_back().map(|(_, free)| free), self.map.get(&t))
     }
 
     fn insert(&mut self, t: Time, free: RangeSet) {

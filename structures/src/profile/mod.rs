@@ -62,11 +62,9 @@ pub trait Store: Sized {
     /// The number of entries with key `<= t`.
     fn rank(&self, t: Time) -> usize;
 
-    /// The entry with the greatest key `< t`.
-    fn before(&self, t: Time) -> Option<(Time, &RangeSet)>;
-
-    /// The free set of the entry with key exactly `t`.
-    fn get(&self, t: Time) -> Option<&RangeSet>;
+    /// The free sets of the entry with the greatest key `< t` and of the entry with key
+    /// exactly `t`, found together: an update asks for both at each end of its window.
+    fn around(&self, t: Time) -> (Option<&RangeSet>, Option<&RangeSet>);
 
     /// Inserts an entry; `t` is not a key yet.
     fn insert(&mut self, t: Time, free: RangeSet);

@@ -221,12 +221,21 @@ impl<S: Summary> RbTree<S> {
 
     /// Adds the entries of `x`'s subtree, which keeps no summary, to `sub`, in order.
     fn append(&self, x: u32, sub: &mut S) {
-        if x != NIL {
-            let node = self.n(x);
-            self.append(node.left, sub);
-            sub.push(node.key, node.own);
-            self.append(node.right, sub);
+        for (key, own) in self.entries_under(x) {
+            sub.push(key, own);
         }
+    }
+
+    /// The keys and own parts of `x`'s subtree's entries, in order: its leftmost node,
+    /// then along the list, which costs a small subtree a fraction of an in-order
+    /// recursion's instructions.
+    pub(super) fn entries_under(&self, x: u32) -> impl Iterator<Item = (Time, S::Own)> + '_ {
+        let mut at = self.minimum(x);
+        (0..self.n(x).size).map(move |_| {
+            let node = self.n(at);
+            at = node.next;
+            (node.key, node.own)
+        })
     }
 
     /// Keeps `x`'s summary, current, if its subtree is large enough, and frees its slot
@@ -736,14 +745,16 @@ impl<S: Summary> Store for RbTree<S> {
         rank
     }
 
-    fn before(&self, t: Time) -> Option<(Time, &RangeSet)> {
-        let x = self.floor(t.checked_sub(1)?, &mut 0);
-        (x != NIL).then(|| (self.n(x).key, &self.n(x).free))
-    }
-
-    fn get(&self, t: Time) -> Option<&RangeSet> {
-        let x = self.find(t);
-        (x != NIL).then(|| &self.n(x).free)
+    /// One descent: the entry at `t`, if any, is the floor, and its list predecessor is
+    /// the entry before it.
+    fn around(&self, t: Time) -> (Option<&RangeSet>, Option<&RangeSet>) {
+        let set = |x: u32| (x != NIL).then(|| &self.n(x).free);
+        let x = self.floor(t, &mut 0);
+        if x != NIL && self.n(x).key == t {
+            (set(self.n(x).prev), set(x))
+        } else {
+            (set(x), None)
+        }
     }
 
     fn insert(&mut self, t: Time, free: RangeSet) {

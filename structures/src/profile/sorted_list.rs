@@ -55,15 +55,14 @@ impl Store for SortedList {
         self.entries.partition_point(|e| e.0 <= t)
     }
 
-    fn before(&self, t: Time) -> Option<(Time, &RangeSet)> {
-        let (i, _) = self.walk_to(t.checked_sub(1)?);
-        Some(view(&self.entries[i])).filter(|&(k, _)| k < t)
-    }
-
-    fn get(&self, t: Time) -> Option<&RangeSet> {
+    fn around(&self, t: Time) -> (Option<&RangeSet>, Option<&RangeSet>) {
         let (i, _) = self.walk_to(t);
         let (k, free) = &self.entries[i];
-        (*k == t).then_some(free)
+        match k.cmp(&t) {
+            std::cmp::Ordering::Equal => (i.checked_sub(1).map(|j| &self.entries[j].1), Some(free)),
+            std::cmp::Ordering::Less => (Some(free), None),
+            std::cmp::Ordering::Greater => (None, None),
+        }
     }
 
     fn insert(&mut self, t: Time, free: RangeSet) {

@@ -24,20 +24,16 @@ impl<S: Store> Profile<S> {
 
     /// Makes sure an entry starts at `t`, copying the free set of the one holding `t`.
     fn split(&mut self, t: Time) {
-        if self.store.get(t).is_none() {
-            let free = self
-                .store
-                .before(t)
-                .map(|(_, free)| free.clone())
-                .expect("t is after now, so an entry holds it");
+        if let (before, None) = self.store.around(t) {
+            let free = before.cloned().expect("t is after now, so an entry holds it");
             self.store.insert(t, free);
         }
     }
 
     /// Removes the entry at `t` if it holds the same set as its predecessor.
     fn coalesce(&mut self, t: Time) {
-        let same = match (self.store.before(t), self.store.get(t)) {
-            (Some((_, prev)), Some(cur)) => prev == cur,
+        let same = match self.store.around(t) {
+            (Some(prev), Some(cur)) => prev == cur,
             _ => false,
         };
         if same {
