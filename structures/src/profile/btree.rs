@@ -52,8 +52,14 @@ impl Store for BTreeStore {
         self.map.range(..=t).count()
     }
 
+    /// One range: its last entry is at `t` or before it, and if at `t`, the one before
+    /// that is the entry before `t`.
     fn around(&self, t: Time) -> (Option<&RangeSet>, Option<&RangeSet>) {
-        (self.map.range(..t).next_back().map(|(_, free)| free), self.map.get(&t))
+        let mut upto = self.map.range(..=t);
+        match upto.next_back() {
+            Some((&key, free)) if key == t => (upto.next_back().map(|(_, before)| before), Some(free)),
+            last => (last.map(|(_, free)| free), None),
+        }
     }
 
     fn insert(&mut self, t: Time, free: RangeSet) {
