@@ -2,6 +2,7 @@
 //! the head, as a linked list would; the entries sit in a `Vec` so the walk is cache
 //! friendly, which flatters the baseline rather than handicapping it.
 
+use std::cmp::Ordering;
 use std::iter::Map;
 use std::slice;
 
@@ -59,9 +60,9 @@ impl Store for SortedList {
         let (i, _) = self.walk_to(t);
         let (k, free) = &self.entries[i];
         match k.cmp(&t) {
-            std::cmp::Ordering::Equal => (i.checked_sub(1).map(|j| &self.entries[j].1), Some(free)),
-            std::cmp::Ordering::Less => (Some(free), None),
-            std::cmp::Ordering::Greater => (None, None),
+            Ordering::Equal => (i.checked_sub(1).map(|j| &self.entries[j].1), Some(free)),
+            Ordering::Less => (Some(free), None),
+            Ordering::Greater => (None, None),
         }
     }
 
