@@ -97,7 +97,7 @@ impl CountTable {
         }
     }
 
-    fn step(&mut self, request: u64, op: Op) -> Result<Outcome, ReplayError> {
+    fn step(&mut self, request: u64, op: &Op) -> Result<Outcome, ReplayError> {
         self.ops += 1;
         *self.by_kind.entry(op.kind()).or_insert(0) += 1;
         self.runner.step(i64::try_from(request).unwrap_or(i64::MAX), op)
@@ -108,7 +108,7 @@ impl CountTable {
     /// # Errors
     /// The structure refuses (a `now` before its present) or diverges from the oracle.
     pub fn advance(&mut self, now: Time) -> Result<(), ReplayError> {
-        self.step(0, Op::Advance { now })?;
+        self.step(0, &Op::Advance { now })?;
         self.against_reference(0, CountOp::Advance { now }, CountOutcome::Done)
     }
 
@@ -119,7 +119,7 @@ impl CountTable {
     /// # Errors
     /// The structure refuses the window or diverges from the oracle.
     pub fn smallest(&mut self, request: u64, start: Time, end: Time) -> Result<u32, ReplayError> {
-        let fewest = match self.step(request, Op::Check { start, end, n: 1 })? {
+        let fewest = match self.step(request, &Op::Check { start, end, n: 1 })? {
             Outcome::Free(Some(set)) => u32::try_from(set.count()).unwrap_or(u32::MAX),
             _ => 0,
         };
@@ -133,7 +133,7 @@ impl CountTable {
     /// # Errors
     /// The structure refuses the window or diverges from the oracle.
     pub fn stretches(&mut self, request: u64, start: Time, end: Time) -> Result<Vec<Stretch>, ReplayError> {
-        let Outcome::Frames(frames) = self.step(request, Op::FreeFrames { from: start, to: end })? else {
+        let Outcome::Frames(frames) = self.step(request, &Op::FreeFrames { from: start, to: end })? else {
             return Ok(vec![Stretch { start, end, load: self.capacity }]);
         };
         // The free count changes where a frame begins or ends.
@@ -169,7 +169,7 @@ impl CountTable {
     pub fn mark(&mut self, request: u64, start: Time, end: Time, n: u32) -> Result<(), ReplayError> {
         for s in self.stretches(request, start, end)? {
             let set = RangeSet::from_range(s.load, s.load + n);
-            self.step(request, Op::Allocate { start: s.start, end: s.end, set })?;
+            self.step(request, &Op::Allocate { start: s.start, end: s.end, set })?;
         }
         self.against_reference(request, CountOp::Allocate { start, end, count: n }, CountOutcome::Done)
     }
@@ -185,7 +185,7 @@ impl CountTable {
         let given = n;
         for s in self.stretches(request, start, end)? {
             let set = RangeSet::from_range(s.load.saturating_sub(given), s.load);
-            self.step(request, Op::Release { start: s.start, end: s.end, set })?;
+            self.step(request, &Op::Release { start: s.start, end: s.end, set })?;
         }
         self.against_reference(request, CountOp::Release { start, end, count: n }, CountOutcome::Done)
     }

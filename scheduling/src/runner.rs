@@ -142,13 +142,15 @@ impl Runner {
     ///
     /// # Errors
     /// The structure refused it, or (verified) it diverged from the oracle.
-    pub(crate) fn step(&mut self, id: i64, op: Op) -> Result<Outcome, ReplayError> {
+    pub(crate) fn step(&mut self, id: i64, op: &Op) -> Result<Outcome, ReplayError> {
         let outcome = match self {
-            Runner::Plain(index) => oracle::apply(index.as_mut(), &op),
+            Runner::Plain(index) => oracle::apply(index.as_mut(), op),
             Runner::Verified(run) => run.step(op.clone()).map_err(ReplayError::Divergence)?,
         };
         match outcome {
-            Outcome::Failed(error) => Err(ReplayError::Refused(Box::new(Refusal { id, op, error }))),
+            Outcome::Failed(error) => {
+                Err(ReplayError::Refused(Box::new(Refusal { id, op: op.clone(), error })))
+            }
             outcome => Ok(outcome),
         }
     }

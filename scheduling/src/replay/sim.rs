@@ -85,13 +85,13 @@ impl<'a> Sim<'a> {
                 (_, Some((t, i))) if arrival.is_none_or(|a| t <= a) => {
                     self.ends.pop();
                     self.clock = t;
-                    self.step(self.requests[i].id, Op::Advance { now: t })?;
+                    self.step(self.requests[i].id, &Op::Advance { now: t })?;
                     self.end(i)?;
                     policy.ended(&mut self, i)?;
                 }
                 (Some(t), _) => {
                     self.clock = t;
-                    self.step(self.requests[next].id, Op::Advance { now: t })?;
+                    self.step(self.requests[next].id, &Op::Advance { now: t })?;
                     policy.arrive(&mut self, next)?;
                     next += 1;
                     observer.arrived(next as u64, total);
@@ -109,10 +109,10 @@ impl<'a> Sim<'a> {
     }
 
     /// Applies one op, counting it and how far its window reaches past the present.
-    fn step(&mut self, id: i64, op: Op) -> Result<Outcome, ReplayError> {
+    fn step(&mut self, id: i64, op: &Op) -> Result<Outcome, ReplayError> {
         let now = self.runner.index().now();
         let config = self.runner.index().config();
-        let end = match &op {
+        let end = match op {
             Op::Check { end, .. } | Op::Allocate { end, .. } | Op::Release { end, .. } => Some(*end),
             Op::Options { to, .. } => Some(*to),
             Op::Earliest { ready, duration, .. } => Some(ready.saturating_add(*duration)),
@@ -151,7 +151,7 @@ impl<'a> Sim<'a> {
         let Some(p) = self.placed[i].clone() else { return Ok(()) };
         if self.options.mode == Mode::Simulate && r.runtime < r.duration {
             let ended = p.start + r.runtime;
-            self.step(r.id, Op::Release { start: ended, end: p.end, set: p.set })?;
+            self.step(r.id, &Op::Release { start: ended, end: p.end, set: p.set })?;
         }
         Ok(())
     }
@@ -186,7 +186,7 @@ impl EventLoop for Sim<'_> {
         if !self.within_horizon(end) {
             return Ok(None);
         }
-        Ok(match self.step(r.id, Op::Check { start, end, n: r.n })? {
+        Ok(match self.step(r.id, &Op::Check { start, end, n: r.n })? {
             Outcome::Free(Some(free)) => Some(TimeFrame { start, end, free }),
             _ => None,
         })
@@ -197,7 +197,7 @@ impl EventLoop for Sim<'_> {
         if !self.within_horizon(ready.saturating_add(r.duration)) {
             return Ok(None);
         }
-        Ok(match self.step(r.id, Op::Earliest { ready, duration: r.duration, n: r.n })? {
+        Ok(match self.step(r.id, &Op::Earliest { ready, duration: r.duration, n: r.n })? {
             Outcome::Start(frame) => frame,
             _ => None,
         })
@@ -206,7 +206,7 @@ impl EventLoop for Sim<'_> {
     fn place(&mut self, i: usize, frame: TimeFrame, reserved: bool) -> Result<(), ReplayError> {
         let r = self.requests[i];
         let set = frame.free.first(u64::from(r.n)).unwrap_or(frame.free);
-        self.step(r.id, Op::Allocate { start: frame.start, end: frame.end, set: set.clone() })?;
+        self.step(r.id, &Op::Allocate { start: frame.start, end: frame.end, set: set.clone() })?;
         // A re-planned job's earlier end, if any, is stale from here on.
         self.version[i] += 1;
         let ends_early = self.options.mode == Mode::Simulate && r.runtime < r.duration;
@@ -223,7 +223,7 @@ impl EventLoop for Sim<'_> {
     fn unplace(&mut self, i: usize) -> Result<Option<Placement>, ReplayError> {
         let Some(p) = self.placed[i].take() else { return Ok(None) };
         self.version[i] += 1;
-        self.step(p.id, Op::Release { start: p.start, end: p.end, set: p.set.clone() })?;
+        self.step(p.id, &Op::Release { start: p.start, end: p.end, set: p.set.clone() })?;
         Ok(Some(p))
     }
 
@@ -254,7 +254,7 @@ impl EventLoop for Sim<'_> {
         }
         let to = start.saturating_add(r.duration).saturating_add(AR_WINDOW);
         let op = Op::Options { from: start, to, min_duration: r.duration, min_n: r.n };
-        let offered = match self.step(r.id, op)? {
+        let offered = match self.step(r.id, &op)? {
             Outcome::Frames(frames) => frames.len() as u64,
             _ => 0,
         };
