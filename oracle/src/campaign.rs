@@ -88,8 +88,13 @@ impl Case {
         let mut ops = Vec::new();
         while !u.is_empty() && ops.len() < MAX_OPS {
             let op = generate::op(&oracle, swarm, u);
-            apply(&mut oracle, &op);
+            let outcome = apply(&mut oracle, &op);
+            let taken = generate::take_offer(&op, &outcome, swarm, u);
             ops.push(op);
+            if let Some(op) = taken.filter(|_| ops.len() < MAX_OPS) {
+                apply(&mut oracle, &op);
+                ops.push(op);
+            }
         }
         Case { scenario, swarm, structures: None, ops }
     }

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use structures::{AvailabilityIndex, Config, RangeSet, Time, TimeFrame};
 
-use crate::{Op, OpKind, Oracle, Scenario};
+use crate::{Op, OpKind, Oracle, Outcome, Scenario};
 
 /// A source of choices.
 pub trait Choices {
@@ -153,6 +153,11 @@ impl Swarm {
         }
     }
 
+    fn allows(self, draw: Draw) -> bool {
+        let bits = self.or_all().0;
+        DRAWS.iter().enumerate().any(|(i, &(d, _))| d == draw && bits & (1 << i) != 0)
+    }
+
     fn or_all(self) -> Swarm {
         if (0..DRAWS.len()).any(|i| self.0 & (1 << i) != 0) {
             self
@@ -234,6 +239,19 @@ fn far(oracle: &Oracle, c: &mut impl Choices) -> Op {
             _ => Op::Allocate { start, end, set: RangeSet::full(oracle.capacity()) },
         },
     }
+}
+
+/// After `op` was answered `outcome`, sometimes (swarm permitting) the allocation a
+/// scheduler makes next: the lowest ids of the window just offered, with no other op
+/// between, which structures may admit from the answer they gave.
+pub fn take_offer(op: &Op, outcome: &Outcome, swarm: Swarm, c: &mut impl Choices) -> Option<Op> {
+    let (start, end, free, n) = match (op, outcome) {
+        (Op::Check { start, end, n }, Outcome::Free(Some(free))) => (*start, *end, free, *n),
+        (Op::Earliest { n, .. }, Outcome::Start(Some(frame))) => (frame.start, frame.end, &frame.free, *n),
+        _ => return None,
+    };
+    let taken = swarm.allows(Draw::AllocateAnswer) && c.percent(50);
+    taken.then(|| Op::Allocate { start, end, set: free.first(u64::from(n)).unwrap_or_else(|| free.clone()) })
 }
 
 /// Allocates the lowest ids of a `check` answer, else of an `earliest` answer.

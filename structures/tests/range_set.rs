@@ -23,6 +23,15 @@ fn is_canonical(set: &RangeSet) -> bool {
 }
 
 quickcheck! {
+    /// `clone_from` copies only the words either set uses; a word of the old set left
+    /// behind would show in a union reaching past the new set's words.
+    fn clone_from_leaves_the_source_and_nothing_of_the_old(a: Vec<(u8, u8)>, x: bool, b: Vec<(u8, u8)>, y: bool) -> bool {
+        let ((mut to, _), (from, ids)) = (model_at(&a, x), model_at(&b, y));
+        to.clone_from(&from);
+        let reach = RangeSet::from_range(95, 96);
+        to == from && to.iter().collect::<BTreeSet<_>>() == ids && to.union(&reach) == from.union(&reach)
+    }
+
     fn normalises_to_the_same_ids(a: Vec<(u8, u8)>, x: bool) -> bool {
         let (set, ids) = model_at(&a, x);
         is_canonical(&set) && set.iter().collect::<BTreeSet<_>>() == ids && set.count() == ids.len() as u64

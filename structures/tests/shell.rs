@@ -63,6 +63,42 @@ fn update_errors_come_in_one_order_and_change_nothing() {
 }
 
 #[test]
+fn an_offered_window_is_admitted_only_until_the_next_change() {
+    // The shell admits an allocate of the window it just answered for from that answer,
+    // so every change must forget it, or a second allocate of the same window would be
+    // admitted from a stale answer.
+    for mut index in every_kind(Config { slot: 10, horizon: None }) {
+        let name = index.name();
+        let (low, high) = (RangeSet::from_range(0, 2), RangeSet::from_range(2, 4));
+        assert_eq!(index.check(60, 70, 2), Ok(Some(RangeSet::full(4))), "{name}");
+        index.allocate(60, 70, &low).unwrap();
+        assert_eq!(
+            index.allocate(60, 70, &low),
+            Err(Error::NotFree { start: 60, end: 70, busy: low.clone() }),
+            "{name}: the allocate forgot the answer"
+        );
+        let frame = index.earliest(60, 10, 2).unwrap().unwrap();
+        assert_eq!((frame.start, frame.free.clone()), (60, high.clone()), "{name}");
+        // A change to another window forgets the answer too.
+        index.allocate(65, 75, &RangeSet::from_range(3, 4)).unwrap();
+        assert_eq!(
+            index.allocate(frame.start, frame.end, &high),
+            Err(Error::NotFree { start: 60, end: 70, busy: RangeSet::from_range(3, 4) }),
+            "{name}"
+        );
+        // A set the answer did not offer is checked against the structure.
+        assert_eq!(index.check(60, 70, 1), Ok(Some(RangeSet::from_range(2, 3))), "{name}");
+        assert_eq!(
+            index.allocate(60, 70, &RangeSet::from_range(1, 3)),
+            Err(Error::NotFree { start: 60, end: 70, busy: RangeSet::from_range(1, 2) }),
+            "{name}"
+        );
+        index.release(60, 70, &low).unwrap();
+        index.validate().unwrap();
+    }
+}
+
+#[test]
 fn a_refused_load_keeps_the_state() {
     for mut index in every_kind(Config { slot: 10, horizon: Some(1000) }) {
         let name = index.name();

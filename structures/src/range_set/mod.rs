@@ -21,7 +21,7 @@ pub use words::BITS as INLINE_IDS;
 /// [`INLINE_IDS`] is a bitset held inline (no heap allocation), any other a list of
 /// ranges. Every constructor normalises its input; no operation can produce a
 /// non-canonical value.
-#[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(from = "Vec<(ResourceId, ResourceId)>", into = "Vec<(ResourceId, ResourceId)>")]
 pub struct RangeSet {
     repr: Repr,
@@ -33,6 +33,22 @@ enum Repr {
     Words(Words),
     /// Canonical ranges, the last ending above `INLINE_IDS`.
     Runs(Vec<Run>),
+}
+
+impl Clone for RangeSet {
+    fn clone(&self) -> Self {
+        Self { repr: self.repr.clone() }
+    }
+
+    /// Copies a bitset's words in use only, and reuses a list's allocation: the shell
+    /// keeps a copy of every answer it gives.
+    fn clone_from(&mut self, source: &Self) {
+        match (&mut self.repr, &source.repr) {
+            (Repr::Words(to), Repr::Words(from)) => to.assign(from),
+            (Repr::Runs(to), Repr::Runs(from)) => to.clone_from(from),
+            (to, from) => *to = from.clone(),
+        }
+    }
 }
 
 impl Default for RangeSet {

@@ -47,6 +47,21 @@ impl Words {
         &self.bits[..self.len]
     }
 
+    /// Makes this set `other`, touching only the words either uses: `other`'s words from
+    /// its `len` on are zero, so copying as far as this one's `len` clears the rest.
+    pub(super) fn assign(&mut self, other: &Self) {
+        let len = self.len.max(other.len);
+        if len <= 4 {
+            // A machine of a few hundred ids: a few stores cost less than a `memcpy` call.
+            for i in 0..len {
+                self.bits[i] = other.bits[i];
+            }
+        } else {
+            self.bits[..len].copy_from_slice(&other.bits[..len]);
+        }
+        self.len = other.len;
+    }
+
     /// Lowers `len` past the trailing zero words of the first `len`.
     fn trim(&mut self, mut len: usize) {
         while len > 0 && self.bits[len - 1] == 0 {

@@ -7,7 +7,7 @@ mod engine;
 #[cfg(feature = "planted")]
 pub mod planted;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 pub(crate) use engine::changes;
 pub use engine::{Engine, Step};
@@ -61,12 +61,28 @@ impl Basis {
     }
 }
 
+/// The last `check` or `earliest` answer: its window as asked (the present, which
+/// quantises it, cannot move without a change) and the ids free throughout it, true
+/// while `current`: until the next change. Kept when it lapses, so that the next answer
+/// is copied into it in place.
+#[derive(Debug, Clone, Default)]
+struct Answer {
+    current: bool,
+    start: Time,
+    end: Time,
+    free: RangeSet,
+}
+
 /// A structure: its engine `E` behind the trait's argument checks and bookkeeping.
 #[derive(Debug, Clone)]
 pub struct Shell<E> {
     basis: Basis,
     engine: E,
     cost: Cell<Option<Cost>>,
+    /// A scheduler allocates the window it was just offered, from the set it was
+    /// offered; such an allocate is admitted from this answer instead of walking the
+    /// window again. Cleared by every change.
+    answered: RefCell<Answer>,
     #[cfg(feature = "planted")]
     fault: Option<planted::Fault>,
 }
@@ -85,6 +101,7 @@ impl<E: Engine> Shell<E> {
             basis,
             engine,
             cost: Cell::new(None),
+            answered: RefCell::default(),
             #[cfg(feature = "planted")]
             fault: None,
         })
@@ -126,6 +143,9 @@ impl<E: Engine> Shell<E> {
         self.cost.set(None);
         let (s, e) = self.window(start, end)?;
         check_set(set, self.basis.capacity)?;
+        if allocate && self.offered(start, end, set) {
+            return Ok((s, e));
+        }
         if allocate {
             let busy = set.subtract(&self.engine.free_throughout(&self.basis, s, e, set));
             if !busy.is_empty() {
@@ -138,6 +158,20 @@ impl<E: Engine> Shell<E> {
             }
         }
         Ok((s, e))
+    }
+
+    /// Remembers that `free` is free throughout the window `[start, end)` just answered
+    /// for, in place: a few words copied per answer.
+    fn answer(&self, start: Time, end: Time, free: &RangeSet) {
+        let mut a = self.answered.borrow_mut();
+        (a.current, a.start, a.end) = (true, start, end);
+        a.free.clone_from(free);
+    }
+
+    /// Whether the last answer, still true, offered `set` free throughout `[start, end)`.
+    fn offered(&self, start: Time, end: Time, set: &RangeSet) -> bool {
+        let a = self.answered.borrow();
+        a.current && a.start == start && a.end == end && set.is_subset(&a.free)
     }
 
     /// Every id busy from the present to the horizon, then each frame released: the
@@ -179,7 +213,11 @@ impl<E: Engine> AvailabilityIndex for Shell<E> {
     }
 
     fn check(&self, start: Time, end: Time, n: u32) -> Result<Option<RangeSet>, Error> {
-        self.query(start, end, n, |engine, at, s, e, n| engine.check(at, s, e, n))
+        let answer = self.query(start, end, n, |engine, at, s, e, n| engine.check(at, s, e, n));
+        if let Ok(Some(free)) = &answer {
+            self.answer(start, end, free);
+        }
+        answer
     }
 
     fn earliest(&self, ready: Time, duration: Time, n: u32) -> Result<Option<TimeFrame>, Error> {
@@ -189,18 +227,23 @@ impl<E: Engine> AvailabilityIndex for Shell<E> {
         check_count(n, self.basis.capacity)?;
         let (answer, cost) = self.engine.earliest(&self.basis, ready, duration, u64::from(n));
         self.cost.set(COUNTING.then_some(cost));
+        if let Some(frame) = &answer {
+            self.answer(frame.start, frame.end, &frame.free);
+        }
         Ok(answer)
     }
 
     fn allocate(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
         let (s, e) = self.admit(start, end, set, true)?;
         self.engine.allocate(&self.basis, s, e, set);
+        self.answered.get_mut().current = false;
         Ok(())
     }
 
     fn release(&mut self, start: Time, end: Time, set: &RangeSet) -> Result<(), Error> {
         let (s, e) = self.admit(start, end, set, false)?;
         self.engine.release(&self.basis, s, e, set);
+        self.answered.get_mut().current = false;
         Ok(())
     }
 
@@ -226,6 +269,7 @@ impl<E: Engine> AvailabilityIndex for Shell<E> {
         self.cost.set(None);
         let now = self.basis.config.advance(self.basis.now, now)?;
         self.engine.advance(&self.basis, now);
+        self.answered.get_mut().current = false;
         self.basis.now = now;
         self.basis.limit = self.basis.config.limit(now);
         Ok(())
@@ -257,6 +301,7 @@ impl<E: Engine> AvailabilityIndex for Shell<E> {
     #[cfg(feature = "planted")]
     fn plant(&mut self, fault: planted::Fault) {
         self.fault = Some(fault);
+        self.answered.get_mut().current = false;
     }
 
     /// The shell's own two, then the engine's.
@@ -267,6 +312,7 @@ impl<E: Engine> AvailabilityIndex for Shell<E> {
 
     #[cfg(feature = "planted")]
     fn corrupt(&mut self, invariant: usize, pick: u64) -> bool {
+        self.answered.get_mut().current = false;
         match invariant.checked_sub(planted::SHELL_INVARIANTS.len()) {
             None => planted::corrupt(&mut self.basis, invariant),
             Some(i) => self.engine.corrupt(&self.basis, i, pick),
