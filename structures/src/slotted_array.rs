@@ -144,8 +144,7 @@ impl Slots {
             if slot.count < n {
                 return Err(Some(first + i));
             }
-            acc.intersect_with(&slot.free);
-            if acc.count() < n {
+            if acc.intersect_count(&slot.free) < n {
                 return Err(None);
             }
         }

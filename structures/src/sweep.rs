@@ -19,11 +19,8 @@ pub(crate) fn intersect_until<'a>(
 ) -> Option<RangeSet> {
     for (_, free) in rest.take_while(|&(t, _)| t < end) {
         *visited += 1;
-        if free.count() < n {
-            return None;
-        }
-        acc.intersect_with(free);
-        if acc.count() < n {
+        // Fewer than `n` in `free` leaves fewer than `n` in `acc`.
+        if acc.intersect_count(free) < n {
             return None;
         }
     }

@@ -54,6 +54,15 @@ quickcheck! {
             && sa.is_subset(&sb) == ma.is_subset(&mb)
     }
 
+    /// One pass intersects and counts: the set left is the intersection, and the count
+    /// is its size.
+    fn intersect_count_leaves_the_intersection_and_counts_it(a: Vec<(u8, u8)>, b: Vec<(u8, u8)>, xa: bool, xb: bool) -> bool {
+        let ((mut sa, ma), (sb, mb)) = (model_at(&a, xa), model_at(&b, xb));
+        let both: BTreeSet<u32> = ma.intersection(&mb).copied().collect();
+        let count = sa.intersect_count(&sb);
+        count == both.len() as u64 && is_canonical(&sa) && sa == RangeSet::from_ids(both.iter().copied())
+    }
+
     fn contains_matches_the_model(a: Vec<(u8, u8)>, id: u8, x: bool) -> bool {
         let (set, ids) = model_at(&a, x);
         let id = if x { INLINE_IDS - 50 } else { 0 } + u32::from(id % 100);

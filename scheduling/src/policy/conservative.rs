@@ -2,16 +2,17 @@
 //! section IV, Algorithm 2): each job, at arrival, gets the earliest window that fits
 //! around everything already planned, so no later job delays an earlier one.
 
-use std::collections::BTreeSet;
-
 use super::{Policy, Settings};
 use crate::runner::{EventLoop, ReplayError};
 
 /// The policy's state: the jobs holding a reservation that has not started yet.
 pub(super) struct Conservative {
     compress: bool,
-    /// Best-effort jobs reserved to start later, in queue (submit) order.
-    waiting: BTreeSet<usize>,
+    /// Best-effort jobs reserved to start later, in queue (submit) order. A list, not a
+    /// set: arrivals come in queue order and compression re-places the jobs in it in
+    /// that order, so each push keeps it sorted (a `BTreeSet` took 2.5 % of a plan-only
+    /// replay of SDSC-BLUE, callgrind).
+    waiting: Vec<usize>,
     /// Planted (feature `planted`): the start of the job planned last, before which no
     /// later job may start.
     #[cfg(feature = "planted")]
@@ -22,7 +23,7 @@ impl Conservative {
     pub(super) fn new(settings: &Settings) -> Self {
         Self {
             compress: settings.compress,
-            waiting: BTreeSet::new(),
+            waiting: Vec::new(),
             #[cfg(feature = "planted")]
             floor: (settings.planted == Some(super::Planted::NoBackfill)).then_some(0),
         }
@@ -36,7 +37,7 @@ impl Conservative {
         frame: structures::TimeFrame,
     ) -> Result<(), ReplayError> {
         if frame.start > sim.clock() {
-            self.waiting.insert(i);
+            self.waiting.push(i);
         }
         sim.place(i, frame, false)
     }
@@ -45,9 +46,7 @@ impl Conservative {
     /// the earliest one now (never later than before, as its old window is free again).
     fn compress(&mut self, sim: &mut dyn EventLoop) -> Result<(), ReplayError> {
         let now = sim.clock();
-        let queue: Vec<usize> = self.waiting.iter().copied().collect();
-        for i in queue {
-            self.waiting.remove(&i);
+        for i in std::mem::take(&mut self.waiting) {
             if sim.placement(i).is_none_or(|p| p.start <= now) {
                 continue;
             }

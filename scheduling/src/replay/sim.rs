@@ -40,6 +40,9 @@ pub(super) struct Sim<'a> {
     clock: Time,
     events: u64,
     stride: u64,
+    /// Calls per operation, by [`OpKind`] index: the run's map is filled from it at the
+    /// end, not looked up at every op.
+    ops: [u64; OpKind::ALL.len()],
 }
 
 impl<'a> Sim<'a> {
@@ -62,6 +65,7 @@ impl<'a> Sim<'a> {
             clock: 0,
             events: 0,
             stride: (2 * jobs as u64 / SIZE_SAMPLES).max(1),
+            ops: [0; OpKind::ALL.len()],
         }
     }
 
@@ -105,6 +109,11 @@ impl<'a> Sim<'a> {
             }
         }
         self.run.schedule = self.placed.into_iter().flatten().collect();
+        for (&kind, &calls) in OpKind::ALL.iter().zip(&self.ops) {
+            if calls > 0 {
+                self.run.ops.insert(kind, calls);
+            }
+        }
         Ok((self.run, self.runner))
     }
 
@@ -124,7 +133,7 @@ impl<'a> Sim<'a> {
         }
         let kind = op.kind();
         let outcome = self.runner.step(id, op)?;
-        *self.run.ops.entry(kind).or_insert(0) += 1;
+        self.ops[kind as usize] += 1;
         let cost = self.runner.index().last_cost().unwrap_or_default();
         match kind {
             OpKind::Check => self.run.checks.push(cost),

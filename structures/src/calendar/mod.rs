@@ -91,8 +91,7 @@ impl Calendar {
         let result = loop {
             let Some(day) = walk.next_day() else { break Ok(acc) };
             if let Some(bucket) = day.whole.filter(|b| b.min >= n) {
-                acc.intersect_with(&bucket.all);
-                if acc.count() < n {
+                if acc.intersect_count(&bucket.all) < n {
                     break Err(Short::Narrow);
                 }
                 continue;
@@ -104,8 +103,7 @@ impl Calendar {
                     short = Some(Short::Blocked(*t));
                     break;
                 }
-                acc.intersect_with(free);
-                if acc.count() < n {
+                if acc.intersect_count(free) < n {
                     short = Some(Short::Narrow);
                     break;
                 }

@@ -104,12 +104,12 @@ impl<S: Store> Profile<S> {
                 let fits = loop {
                     let Some((_, next)) = rest.next().filter(|&(t, _)| t < window_end) else { break true };
                     cost.visited += 1;
-                    if next.count() < n {
-                        past = rest;
-                        break false;
-                    }
-                    free.intersect_with(next);
-                    if free.count() < n {
+                    // Fewer than `n` left: the window fails, and where `next` itself
+                    // has fewer (it is a blocker), so does every candidate before it.
+                    if free.intersect_count(next) < n {
+                        if next.count() < n {
+                            past = rest;
+                        }
                         break false;
                     }
                 };

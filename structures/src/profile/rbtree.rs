@@ -6,6 +6,7 @@
 //! tree that skips (`augtree`).
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::fmt;
 
 use super::Store;
@@ -149,6 +150,10 @@ pub struct RbTree<S: Summary = ()> {
     held: bool,
     /// While held, nodes whose subtree changed; their ancestors changed too.
     dirty: Vec<u32>,
+    /// The nodes the last two uncounted lookups found, the latest first (NIL: none).
+    /// An update looks up each end of its window three times (split, change,
+    /// coalesce), so a lookup tries these before it descends.
+    fingers: Cell<[u32; 2]>,
 }
 
 /// Walks the linked list from a node on.
@@ -308,8 +313,33 @@ impl<S: Summary> RbTree<S> {
         best
     }
 
-    fn find(&self, t: Time) -> u32 {
+    /// [`floor`](Self::floor) for the upkeep, which counts no steps: a finger, or the
+    /// node after it, where one of them is the floor (it holds `t` and the next key is
+    /// above `t`, which the list's order makes exact, however the arena moved nodes
+    /// since), else a descent, whose node becomes the latest finger.
+    fn floor_near(&self, t: Time) -> u32 {
+        let fingers = self.fingers.get();
+        for (i, &finger) in fingers.iter().enumerate() {
+            let mut x = finger;
+            if x == NIL || self.nodes.get(x as usize).is_none_or(|node| node.key > t) {
+                continue;
+            }
+            for _ in 0..2 {
+                let next = self.n(x).next;
+                if next == NIL || self.n(next).key > t {
+                    self.fingers.set([x, fingers[1 - i]]);
+                    return x;
+                }
+                x = next;
+            }
+        }
         let x = self.floor(t, &mut 0);
+        self.fingers.set([x, fingers[0]]);
+        x
+    }
+
+    fn find(&self, t: Time) -> u32 {
+        let x = self.floor_near(t);
         if x != NIL && self.n(x).key == t {
             x
         } else {
@@ -719,6 +749,7 @@ impl<S: Summary> Store for RbTree<S> {
             head: NIL,
             held: false,
             dirty: Vec::new(),
+            fingers: Cell::new([NIL; 2]),
         };
         tree.insert(key, free);
         tree
@@ -749,7 +780,7 @@ impl<S: Summary> Store for RbTree<S> {
     /// the entry before it.
     fn around(&self, t: Time) -> (Option<&RangeSet>, Option<&RangeSet>) {
         let set = |x: u32| (x != NIL).then(|| &self.n(x).free);
-        let x = self.floor(t, &mut 0);
+        let x = self.floor_near(t);
         if x != NIL && self.n(x).key == t {
             (set(self.n(x).prev), set(x))
         } else {
@@ -804,7 +835,7 @@ impl<S: Summary> Store for RbTree<S> {
     fn update(&mut self, from: Time, to: Time, f: &mut dyn FnMut(&mut RangeSet)) {
         let held = self.held;
         self.hold();
-        let mut x = self.floor(from, &mut 0);
+        let mut x = self.floor_near(from);
         while x != NIL && self.n(x).key < to {
             if self.n(x).key >= from {
                 f(&mut self.m(x).free);

@@ -199,6 +199,19 @@ impl RangeSet {
         }
     }
 
+    /// [`intersect_with`](Self::intersect_with), then the number of ids left: counted
+    /// as the words are intersected, where a [`count`](Self::count) after it reads them
+    /// again. The walks that intersect a window's sets ask for both at every step.
+    pub fn intersect_count(&mut self, other: &Self) -> u64 {
+        match (&mut self.repr, &other.repr) {
+            (Repr::Words(a), Repr::Words(b)) => a.and_count(b),
+            _ => {
+                self.intersect_with(other);
+                self.count()
+            }
+        }
+    }
+
     /// The ids in `self` but not in `other`.
     pub fn subtract(&self, other: &Self) -> Self {
         self.changed(other, Self::subtract_with)

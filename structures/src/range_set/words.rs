@@ -127,10 +127,20 @@ impl Words {
 
     /// Keeps the ids also in `other`.
     pub fn and(&mut self, other: &Self) {
+        self.and_count(other);
+    }
+
+    /// Keeps the ids also in `other`; the number left, counted in the same pass.
+    pub fn and_count(&mut self, other: &Self) -> u64 {
         let len = self.len.min(other.len);
-        self.bits[..len].iter_mut().zip(other.used()).for_each(|(a, b)| *a &= b);
+        let mut count = 0;
+        for (a, b) in self.bits[..len].iter_mut().zip(other.used()) {
+            *a &= b;
+            count += u64::from(a.count_ones());
+        }
         self.bits[len..self.len].fill(0);
         self.trim(len);
+        count
     }
 
     /// Drops the ids in `other`.
