@@ -125,9 +125,13 @@ impl Words {
         Some((self.len as u32 - 1) * 64 + 63 - word.leading_zeros())
     }
 
-    /// Keeps the ids also in `other`.
+    /// Keeps the ids also in `other` (without counting them, for the callers that do not
+    /// need [`and_count`](Self::and_count)'s count).
     pub fn and(&mut self, other: &Self) {
-        self.and_count(other);
+        let len = self.len.min(other.len);
+        self.bits[..len].iter_mut().zip(other.used()).for_each(|(a, b)| *a &= b);
+        self.bits[len..self.len].fill(0);
+        self.trim(len);
     }
 
     /// Keeps the ids also in `other`; the number left, counted in the same pass.
