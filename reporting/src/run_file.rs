@@ -10,10 +10,10 @@ use oracle::OpKind;
 use serde::{Deserialize, Serialize, Serializer};
 use structures::{Config, Kind, Time};
 
+use scheduling::replay::metrics::run_times;
 pub use scheduling::replay::metrics::{
     quantiles, AttemptMetrics, Group, ScheduleMetrics, SizeGroup, Waits, LENGTH_GROUPS, QUANTILES, SIZE_GROUP,
 };
-use scheduling::replay::metrics::{run_times, schedule_metrics};
 use scheduling::replay::{as_reserved, box_stats, trimmed, unvisited, BoxStats, Options, Run};
 use traces::swf::Trace;
 use traces::workload::Workload;
@@ -217,19 +217,15 @@ fn costs(all: &[structures::Cost], trim: usize) -> OpCosts {
 
 /// The busy share of `capacity` in windows of `WINDOW_SLOTS` slots of width `slot`,
 /// starting at every slot of the schedule's span (every `stride`-th, so that at most
-/// [`WINDOW_POINTS`] are kept), each job busy for `ran(placement)` from its start.
-fn window_utilisation(
-    run: &Run,
-    capacity: u32,
-    slot: Time,
-    ran: impl Fn(&scheduling::replay::Placement) -> Time,
-) -> Vec<(Time, f64)> {
+/// [`WINDOW_POINTS`] are kept), each job busy from its start for its `ran`, in schedule
+/// order (see [`run_times`]; its whole reservation where `None`).
+fn window_utilisation(run: &Run, capacity: u32, slot: Time, ran: &[Option<Time>]) -> Vec<(Time, f64)> {
     // Busy resource-time up to `t` is piecewise linear, bending where a job starts or ends.
     let mut events: Vec<(Time, i64)> = Vec::with_capacity(2 * run.schedule.len());
-    for p in &run.schedule {
+    for (p, ran) in run.schedule.iter().zip(ran) {
         let n = p.set.count() as i64;
         events.push((p.start, n));
-        events.push((p.start.saturating_add(ran(p)), -n));
+        events.push((p.start.saturating_add(ran.unwrap_or(p.end - p.start)), -n));
     }
     events.sort_unstable();
     let (Some(&(first, _)), Some(&(last, _))) = (events.first(), events.last()) else { return Vec::new() };
@@ -284,7 +280,6 @@ impl RunFile {
     pub fn new(setup: &Setup, workload: &Workload, run: &Run) -> Self {
         let (trim, options) = (setup.trim, setup.options);
         let workload = &*as_reserved(workload, &options);
-        let runtime = run_times(workload, options.mode);
         Self {
             schema: SCHEMA,
             git_revision: crate::GIT_REVISION.to_owned(),
@@ -303,14 +298,14 @@ impl RunFile {
                 schedule: costs(&run.searches, trim),
                 sizes: run.sizes.clone(),
             },
-            schedule: schedule_metrics(run, workload, &runtime),
+            schedule: ScheduleMetrics::new(run, workload, options.mode),
             policy_counts: run.counts.iter().map(|(&k, &v)| (k.to_owned(), v)).collect(),
             utilisation_windows: match options.windows {
                 Some(_) => window_utilisation(
                     run,
                     workload.capacity,
                     run.structure.config_for(setup.config).slot,
-                    |p| runtime.get(&p.id).copied().unwrap_or(p.end - p.start),
+                    &run_times(run, workload, options.mode),
                 ),
                 None => Vec::new(),
             },

@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod inflate;
 pub mod limits;
 pub mod period;
 pub mod swf;

@@ -67,9 +67,22 @@ fn a_run_time_reads_as_parse_reads_it_however_it_is_written() {
         ("-9223372036854775808", Some(i64::MIN)),
         ("3.7", Some(3)),
         ("-3.7", Some(-3)),
+        ("-0.5", Some(0)),
+        ("999999999.999999", Some(999_999_999)),
+        ("-999999999.999999", Some(-999_999_999)),
+        ("9999999999.9999999", Some(10_000_000_000)),
+        ("0.9999999", Some(0)),
+        ("999999999.99999999999", Some(1_000_000_000)),
+        ("9007199254740991.9", Some(9_007_199_254_740_992)),
+        ("1.", Some(1)),
+        (".5", Some(0)),
+        ("4503599627370495.9999999", Some(4_503_599_627_370_496)),
         ("1e3", Some(1000)),
         ("9223372036854775808", None),
         ("-", None),
+        ("1.2.3", None),
+        ("1..2", None),
+        ("-.", None),
         ("--1", None),
         ("1-", None),
         ("12a", None),
@@ -77,6 +90,58 @@ fn a_run_time_reads_as_parse_reads_it_however_it_is_written() {
         (":", None),
     ] {
         assert_eq!(run_time(raw), want, "{raw:?}");
+    }
+}
+
+/// A job line's fields as the format defines them, independently of the reader: split at
+/// Unicode white space, each an integer as `str::parse` reads it or else a finite decimal
+/// truncated; `None` where the line is no job.
+fn job_fields(line: &str) -> Option<Vec<i64>> {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    (fields.len() == swf::FIELDS.len()).then_some(())?;
+    fields
+        .iter()
+        .map(|f| {
+            f.parse::<i64>().ok().or_else(|| {
+                f.parse::<f64>().ok().filter(|x| x.is_finite() && x.abs() < 9.0e18).map(|x| x.trunc() as i64)
+            })
+        })
+        .collect()
+}
+
+proptest::proptest! {
+    /// Every line reads as the format defines it, however its fields are written and
+    /// spaced: plain integers of any length and sign, decimals, junk, and separators the
+    /// one-pass reading of plain lines does not take.
+    #[test]
+    fn a_job_line_reads_as_its_fields_parse(
+        fields in proptest::collection::vec(
+            proptest::prop_oneof![
+                40 => "-?[0-9]{1,18}",
+                2 => "-?[0-9]{19,20}",
+                2 => "-",
+                10 => "-?[0-9]{1,10}[.][0-9]{1,7}",
+                1 => "[+-]?[0-9]{0,3}[.][0-9]{0,3}",
+                1 => "[0-9]{1,3}e[0-9]",
+                1 => "[0-9a:/-]{1,3}",
+            ],
+            17..=19,
+        ),
+        separators in proptest::collection::vec(
+            proptest::prop_oneof![20 => "[ ]{1,3}|\t", 1 => "[ ]\u{b}|\u{a0}"],
+            19,
+        ),
+    ) {
+        let line: String = fields.iter().zip(&separators).flat_map(|(f, s)| [f.as_str(), s.as_str()]).collect();
+        let read = swf::read_bytes(line.as_bytes(), "t.swf", false);
+        match job_fields(&line) {
+            Some(v) => {
+                let job = read.unwrap().jobs[0];
+                let got = [job.id, job.submit, job.wait, job.run_time, job.allocated, job.requested_procs, job.requested_time, job.status];
+                proptest::prop_assert_eq!(got, [v[0], v[1], v[2], v[3], v[4], v[7], v[8], v[10]], "{:?}", line);
+            }
+            None => proptest::prop_assert!(read.is_err(), "{:?} read as {:?}", line, read),
+        }
     }
 }
 

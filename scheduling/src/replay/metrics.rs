@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use structures::Time;
-use traces::workload::Workload;
+use traces::workload::{Request, Workload};
 
-use super::{Mode, Run, Trial};
+use super::{Mode, Placement, Run, Trial};
 
 /// The spatial sizes coallocation-2d-trees groups requests by (Table 2): 50 servers.
 pub const SIZE_GROUP: u32 = 50;
@@ -185,65 +185,88 @@ impl ScheduleMetrics {
     /// What `run`'s schedule of `workload` achieved, jobs running for their run time
     /// (`Mode::Simulate`) or their whole reservation.
     pub fn new(run: &Run, workload: &Workload, mode: Mode) -> Self {
-        schedule_metrics(run, workload, &run_times(workload, mode))
-    }
-}
-
-/// How long each job, by id, keeps its resources: its run time (`Mode::Simulate`) or its
-/// whole reservation.
-pub fn run_times(workload: &Workload, mode: Mode) -> BTreeMap<i64, Time> {
-    workload
-        .requests
-        .iter()
-        .map(|r| (r.id, if mode == Mode::Simulate { r.runtime } else { r.duration }))
-        .collect()
-}
-
-/// What `run`'s schedule of `workload` achieved, each job busy for `runtime[id]`
-/// (see [`run_times`]).
-pub fn schedule_metrics(run: &Run, workload: &Workload, runtime: &BTreeMap<i64, Time>) -> ScheduleMetrics {
-    let busy: f64 = run
-        .schedule
-        .iter()
-        .map(|p| p.set.count() as f64 * runtime.get(&p.id).copied().unwrap_or(p.end - p.start) as f64)
-        .sum();
-    let first = workload.requests.first().map_or(0, |r| r.submit);
-    let last = run
-        .schedule
-        .iter()
-        .map(|p| p.start + runtime.get(&p.id).copied().unwrap_or(0))
-        .max()
-        .unwrap_or(first);
-    let span = (last.saturating_sub(first)).max(1) as f64;
-    let mut waits: Vec<u64> =
-        run.schedule.iter().filter(|p| !p.reserved).map(|p| p.start - p.submit).collect();
-    waits.sort_unstable();
-    let mean_wait = if waits.is_empty() {
-        0.0
-    } else {
-        waits.iter().map(|&w| w as f64).sum::<f64>() / waits.len() as f64
-    };
-    let p99_wait = match waits.len() {
-        0 => 0,
-        len => waits[((0.99 * len as f64).ceil() as usize).clamp(1, len) - 1],
-    };
-    let offered = &run.ar.offered;
-    ScheduleMetrics {
-        digest: digest(run),
-        placed: run.schedule.len(),
-        unplaced: run.unplaced,
-        utilisation: busy / (f64::from(workload.capacity) * span),
-        mean_wait,
-        p99_wait,
-        waits: Waits::new(run, workload, &waits),
-        ar_requested: run.ar.requested,
-        ar_admitted: run.ar.admitted,
-        ar_mean_options: if offered.is_empty() {
+        let requests = requests_of(&run.schedule, &workload.requests);
+        let runtime: Vec<Option<Time>> = requests.iter().map(|r| r.map(|r| ran(r, mode))).collect();
+        let placed = || run.schedule.iter().zip(&runtime);
+        let busy: f64 =
+            placed().map(|(p, t)| p.set.count() as f64 * t.unwrap_or(p.end - p.start) as f64).sum();
+        let first = workload.requests.first().map_or(0, |r| r.submit);
+        let last = placed().map(|(p, t)| p.start + t.unwrap_or(0)).max().unwrap_or(first);
+        let span = (last.saturating_sub(first)).max(1) as f64;
+        let mut waits: Vec<u64> =
+            run.schedule.iter().filter(|p| !p.reserved).map(|p| p.start - p.submit).collect();
+        waits.sort_unstable();
+        let mean_wait = if waits.is_empty() {
             0.0
         } else {
-            offered.iter().sum::<u64>() as f64 / offered.len() as f64
-        },
+            waits.iter().map(|&w| w as f64).sum::<f64>() / waits.len() as f64
+        };
+        let p99_wait = match waits.len() {
+            0 => 0,
+            len => waits[((0.99 * len as f64).ceil() as usize).clamp(1, len) - 1],
+        };
+        let offered = &run.ar.offered;
+        Self {
+            digest: digest(run),
+            placed: run.schedule.len(),
+            unplaced: run.unplaced,
+            utilisation: busy / (f64::from(workload.capacity) * span),
+            mean_wait,
+            p99_wait,
+            waits: Waits::new(run, &requests, &waits),
+            ar_requested: run.ar.requested,
+            ar_admitted: run.ar.admitted,
+            ar_mean_options: if offered.is_empty() {
+                0.0
+            } else {
+                offered.iter().sum::<u64>() as f64 / offered.len() as f64
+            },
+        }
     }
+}
+
+/// How long `request` keeps its resources: its run time (`Mode::Simulate`) or its whole
+/// reservation.
+fn ran(request: &Request, mode: Mode) -> Time {
+    if mode == Mode::Simulate {
+        request.runtime
+    } else {
+        request.duration
+    }
+}
+
+/// How long each job of `run`'s schedule, in its order, keeps its resources (see
+/// [`ScheduleMetrics::new`]); `None` for a job `workload` does not hold.
+pub fn run_times(run: &Run, workload: &Workload, mode: Mode) -> Vec<Option<Time>> {
+    requests_of(&run.schedule, &workload.requests).into_iter().map(|r| r.map(|r| ran(r, mode))).collect()
+}
+
+/// How far past the last placement's request the next one is looked for before the
+/// requests are indexed by job id.
+const AHEAD: usize = 64;
+
+/// Each placement's request (`None` where `requests` has no job of its id). A replay
+/// lists its schedule in the workload's order, leaving out the jobs it did not place, so
+/// each request is found a few places past the last one found, reading both in order; a
+/// schedule in another order is looked up by job id, in a map built when first needed.
+fn requests_of<'a>(schedule: &[Placement], requests: &'a [Request]) -> Vec<Option<&'a Request>> {
+    let mut by_id: Option<BTreeMap<i64, usize>> = None;
+    let mut next = 0;
+    schedule
+        .iter()
+        .map(|p| {
+            let near = requests.get(next..).unwrap_or_default().iter().take(AHEAD).position(|r| r.id == p.id);
+            let at = match near {
+                Some(k) => Some(next + k),
+                None => by_id
+                    .get_or_insert_with(|| requests.iter().enumerate().map(|(i, r)| (r.id, i)).collect())
+                    .get(&p.id)
+                    .copied(),
+            };
+            next = at.map_or(next, |i| i + 1);
+            at.map(|i| &requests[i])
+        })
+        .collect()
 }
 
 /// The waits (start minus submit) of the jobs that were not advance reservations, and
@@ -304,16 +327,17 @@ fn groups(jobs: &[Queued], key: impl Fn(&Queued) -> u64) -> Vec<Group> {
 }
 
 impl Waits {
-    /// The waits of `run`'s schedule of `workload` (`sorted`: the same waits, sorted),
+    /// The waits of `run`'s schedule (`requests`: each placement's request; `sorted`: the
+    /// waits, sorted),
     /// or `None` when every job was a reservation.
-    fn new(run: &Run, workload: &Workload, sorted: &[Time]) -> Option<Self> {
-        let length: BTreeMap<i64, Time> = workload.requests.iter().map(|r| (r.id, r.duration)).collect();
+    fn new(run: &Run, requests: &[Option<&Request>], sorted: &[Time]) -> Option<Self> {
         let queued: Vec<Queued> = run
             .schedule
             .iter()
-            .filter(|p| !p.reserved)
-            .map(|p| {
-                let length = length.get(&p.id).copied().unwrap_or(p.end - p.start).max(1);
+            .zip(requests)
+            .filter(|(p, _)| !p.reserved)
+            .map(|(p, r)| {
+                let length = r.map_or(p.end - p.start, |r| r.duration).max(1);
                 let wait = p.start - p.submit;
                 Queued { size: p.set.count(), length, wait, penalty: wait as f64 / length as f64 }
             })

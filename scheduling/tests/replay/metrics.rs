@@ -2,8 +2,6 @@
 //! and their groups, the digest, nearest-rank quantiles, and the attempts of a policy
 //! that retries.
 
-use std::collections::BTreeMap;
-
 use scheduling::replay::metrics::{
     quantiles, run_times, AttemptMetrics, Group, ScheduleMetrics, SizeGroup, LENGTH_GROUPS, QUANTILES,
 };
@@ -133,8 +131,37 @@ fn the_digest_is_equal_for_equal_schedules_and_changes_with_any_placement() {
 
 #[test]
 fn run_times_are_the_run_time_simulated_and_the_reservation_planned() {
-    assert_eq!(run_times(&small(), Mode::Simulate), BTreeMap::from([(1, 10), (2, 3), (3, 4)]));
-    assert_eq!(run_times(&small(), Mode::PlanOnly), BTreeMap::from([(1, 10), (2, 5), (3, 4)]));
+    let (load, run) = (small(), replayed(Mode::Simulate));
+    assert_eq!(run_times(&run, &load, Mode::Simulate), [Some(10), Some(3), Some(4)]);
+    assert_eq!(run_times(&run, &load, Mode::PlanOnly), [Some(10), Some(5), Some(4)]);
+}
+
+#[test]
+fn run_times_find_each_job_in_a_schedule_in_any_order() {
+    let small = small();
+    let run = replayed(Mode::Simulate);
+    // Out of the workload's order, with a job the workload does not hold.
+    let mut shuffled = run.clone();
+    shuffled.schedule.reverse();
+    shuffled.schedule.insert(1, placement(9, 1, 20, 25, false));
+    assert_eq!(run_times(&shuffled, &small, Mode::Simulate), [Some(4), None, Some(3), Some(10)]);
+    // Past the distance looked ahead in order: the last job of many, then the first.
+    let many = load(2, (1..=200).map(|id| job(id, id as u64, 1, 5, 3)).collect());
+    let far = with_schedule(vec![placement(200, 1, 300, 305, false), placement(1, 1, 0, 5, false)]);
+    assert_eq!(run_times(&far, &many, Mode::PlanOnly), [Some(5), Some(5)]);
+    // The order of the schedule changes no metric but its digest.
+    let (a, b) = (
+        ScheduleMetrics::new(&run, &small, Mode::Simulate),
+        ScheduleMetrics::new(&shuffled, &small, Mode::Simulate),
+    );
+    assert_ne!(a.digest, b.digest);
+    assert_eq!(b.placed, 4);
+    shuffled.schedule.remove(1);
+    let c = ScheduleMetrics::new(&shuffled, &small, Mode::Simulate);
+    assert_eq!(
+        (c.utilisation, c.mean_wait, c.p99_wait, c.waits),
+        (a.utilisation, a.mean_wait, a.p99_wait, a.waits)
+    );
 }
 
 #[test]
