@@ -19,7 +19,7 @@ use coreserve::durable::{Output, StoreError};
 use coreserve::proto::NodeId;
 
 /// A post's deadline.
-const POST_TIMEOUT: Duration = Duration::from_millis(1000);
+pub const POST_TIMEOUT: Duration = Duration::from_millis(1000);
 /// Messages waiting for one peer; more are dropped (the protocol resends what matters).
 const PEER_QUEUE: usize = 64;
 /// Peers with a queue at once; a post to another while all are busy is dropped.

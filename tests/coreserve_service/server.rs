@@ -208,8 +208,10 @@ fn median(mut ms: Vec<u64>) -> u64 {
 }
 
 /// A peer that accepts connections and never answers holds up only the posts to it: with
-/// 40 replies queued to it, reservations through the same manager still commit within
-/// five times their unloaded median.
+/// 40 replies queued to it, reservations through the same manager still commit, none
+/// waiting out a post's deadline as one queued behind a post to it would, and their
+/// median within five times the unloaded one (a single reservation on a loaded machine
+/// may take longer).
 #[test]
 fn a_slow_peer_delays_only_its_own_traffic() {
     use coreserve::proto::Priority;
@@ -251,8 +253,9 @@ fn a_slow_peer_delays_only_its_own_traffic() {
         assert_eq!(code, 202, "{body}");
     }
     let loaded = latencies(&pool, &managers, &mut rng, 9);
+    let deadline = coreserve_service::runtime::POST_TIMEOUT.as_millis() as u64;
     assert!(
-        loaded.iter().all(|&ms| ms <= 5 * unloaded.max(20)),
+        loaded.iter().all(|&ms| ms < deadline) && median(loaded.clone()) <= 5 * unloaded.max(20),
         "unloaded median {unloaded} ms; with a slow peer: {loaded:?} ms"
     );
     eprintln!("unloaded median {unloaded} ms; with a slow peer: {loaded:?} ms");
