@@ -143,10 +143,10 @@ impl<E: Engine> Shell<E> {
         self.cost.set(None);
         let (s, e) = self.window(start, end)?;
         check_set(set, self.basis.capacity)?;
-        if allocate && self.offered(start, end, set) {
-            return Ok((s, e));
-        }
         if allocate {
+            if self.offered(start, end, set) {
+                return Ok((s, e));
+            }
             let busy = set.subtract(&self.engine.free_throughout(&self.basis, s, e, set));
             if !busy.is_empty() {
                 return Err(Error::NotFree { start, end, busy });
