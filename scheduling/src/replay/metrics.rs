@@ -328,8 +328,7 @@ fn groups(jobs: &[Queued], key: impl Fn(&Queued) -> u64) -> Vec<Group> {
 
 impl Waits {
     /// The waits of `run`'s schedule (`requests`: each placement's request; `sorted`: the
-    /// waits, sorted),
-    /// or `None` when every job was a reservation.
+    /// waits, sorted), or `None` when every job was a reservation.
     fn new(run: &Run, requests: &[Option<&Request>], sorted: &[Time]) -> Option<Self> {
         let queued: Vec<Queued> = run
             .schedule
