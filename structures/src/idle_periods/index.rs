@@ -8,6 +8,7 @@
 //! and its earliest, so a read copies a group that has not ended at all without looking
 //! at each end.
 
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
@@ -42,23 +43,29 @@ impl Index {
 
     /// Takes out `removed` (held) and puts in `added` (new).
     pub(crate) fn update(&mut self, removed: &[Period], added: &[Period]) {
-        for (start, ids) in by_start(removed) {
-            if let Entry::Occupied(mut group) = self.0.entry(Reverse(start)) {
+        for gone in by_start(removed) {
+            if let Entry::Occupied(mut group) = self.0.entry(Reverse(gone[0].start)) {
                 let Group { first_end, last_end, members } = group.get_mut();
-                // The servers before the first that goes stay where they are.
-                let first = members.partition_point(|m| m.0 < ids[0].0);
-                let (mut kept, mut gone) = (first, ids.iter().map(|&(id, _)| id).peekable());
-                for i in first..members.len() {
-                    let id = members[i].0;
-                    while gone.next_if(|&g| g < id).is_some() {}
-                    if gone.next_if_eq(&id).is_none() {
-                        members[kept] = members[i];
-                        kept += 1;
+                // The servers before the first that goes stay where they are; those
+                // between two that go move down over the gap the ones gone so far left,
+                // and those after the last, with the gap's removal: a copy per block,
+                // where the servers that go are mostly neighbours.
+                let first = members.partition_point(|m| m.0 < gone[0].id);
+                let (mut kept, mut at) = (first, first);
+                for p in gone.iter() {
+                    let mut next = at;
+                    while members.get(next).is_some_and(|m| m.0 < p.id) {
+                        next += 1;
                     }
+                    if kept < at && at < next {
+                        members.copy_within(at..next, kept);
+                    }
+                    kept += next - at;
+                    at = next + usize::from(members.get(next).is_some_and(|m| m.0 == p.id));
                 }
-                members.truncate(kept);
+                members.drain(kept..at);
                 // The earliest and latest ends change only if a period that had one went.
-                if ids.iter().any(|p| p.1 <= *first_end || p.1 >= *last_end) {
+                if gone.iter().any(|p| p.end <= *first_end || p.end >= *last_end) {
                     let ends = members.iter().map(|m| m.1);
                     (*first_end, *last_end) =
                         (ends.clone().min().unwrap_or(Time::MAX), ends.max().unwrap_or(0));
@@ -68,12 +75,13 @@ impl Index {
                 }
             }
         }
-        for (start, new) in by_start(added) {
-            let Group { first_end, last_end, members } = self.0.entry(Reverse(start)).or_insert(Group::EMPTY);
-            *first_end = new.iter().map(|p| p.1).fold(*first_end, Time::min);
-            *last_end = new.iter().map(|p| p.1).fold(*last_end, Time::max);
-            if members.last().is_none_or(|last| last.0 < new[0].0) {
-                members.extend_from_slice(&new);
+        for new in by_start(added) {
+            let Group { first_end, last_end, members } =
+                self.0.entry(Reverse(new[0].start)).or_insert(Group::EMPTY);
+            *first_end = new.iter().map(|p| p.end).fold(*first_end, Time::min);
+            *last_end = new.iter().map(|p| p.end).fold(*last_end, Time::max);
+            if members.last().is_none_or(|last| last.0 < new[0].id) {
+                members.extend(new.iter().map(|p| (p.id, p.end)));
             } else {
                 *members = merged(members, &new);
             }
@@ -121,36 +129,38 @@ impl Index {
     }
 }
 
-/// `periods` grouped by start, each group's `(id, end)` by ascending id. The callers'
+/// `periods` grouped by start, each group's periods by ascending id. The callers'
 /// periods come in runs of equal starts, each by id (a server's periods, or an
 /// allocation's remainders before and after it), so the runs are sorted, not the
-/// periods; a group whose ids come out of order is sorted after.
-fn by_start(periods: &[Period]) -> Vec<(Time, Vec<(ResourceId, Time)>)> {
+/// periods, and a start with one run in order is that run, not a copy; a group whose ids
+/// come out of order is sorted after.
+fn by_start(periods: &[Period]) -> Vec<Cow<'_, [Period]>> {
     let mut runs: Vec<&[Period]> = periods.chunk_by(|a, b| a.start == b.start).collect();
     runs.sort_by_key(|run| run[0].start);
     runs.chunk_by(|a, b| a[0].start == b[0].start)
-        .map(|same| {
-            let mut group: Vec<(ResourceId, Time)> =
-                same.iter().flat_map(|run| run.iter().map(|p| (p.id, p.end))).collect();
-            if !group.is_sorted_by_key(|p| p.0) {
-                group.sort_unstable_by_key(|p| p.0);
+        .map(|same| match same {
+            [run] if run.is_sorted_by_key(|p| p.id) => Cow::Borrowed(*run),
+            _ => {
+                let mut group = same.concat();
+                group.sort_unstable_by_key(|p| p.id);
+                Cow::Owned(group)
             }
-            (same[0][0].start, group)
         })
         .collect()
 }
 
-/// Two groups' servers (by ascending id, none in both) in one, by ascending id.
-fn merged(a: &[(ResourceId, Time)], b: &[(ResourceId, Time)]) -> Vec<(ResourceId, Time)> {
+/// A group's servers and new periods of its start (by ascending id, none in both) in
+/// one, by ascending id.
+fn merged(a: &[(ResourceId, Time)], b: &[Period]) -> Vec<(ResourceId, Time)> {
     let mut out = Vec::with_capacity(a.len() + b.len());
     let mut b = b.iter().peekable();
     for p in a {
-        while let Some(q) = b.next_if(|q| q.0 < p.0) {
-            out.push(*q);
+        while let Some(q) = b.next_if(|q| q.id < p.0) {
+            out.push((q.id, q.end));
         }
         out.push(*p);
     }
-    out.extend(b);
+    out.extend(b.map(|q| (q.id, q.end)));
     out
 }
 

@@ -27,6 +27,8 @@
 
 use std::sync::OnceLock;
 
+use smallvec::SmallVec;
+
 use super::IdlePeriods;
 use crate::shell::Engine;
 use crate::{Invalid, RangeSet, ResourceId, Time};
@@ -101,7 +103,12 @@ impl Feasible<'_> {
     pub(crate) fn ids(&self, limit: u64) -> RangeSet {
         let (s, e) = self.window;
         let feasible = self.periods.iter().filter(|p| p.start <= s && p.end >= e);
-        RangeSet::from_ids(feasible.take(usize::try_from(limit).unwrap_or(usize::MAX)).map(|p| p.id))
+        match usize::try_from(limit) {
+            // Without a limit, no count is kept: `check` and `earliest` read every
+            // feasible period, and counting them added about 12 % to this loop.
+            Ok(limit) if limit < self.periods.len() => RangeSet::from_ids(feasible.take(limit).map(|p| p.id)),
+            _ => RangeSet::from_ids(feasible.map(|p| p.id)),
+        }
     }
 }
 
@@ -120,6 +127,12 @@ pub(crate) struct Tree {
     /// moves its trees as runs come and go.
     free: OnceLock<Box<RangeSet>>,
 }
+
+/// The subtrees Phase 1 marks, one per level: inline up to the levels of a tree of
+/// [`MAX_SERVERS`](super::MAX_SERVERS) periods (one per server). `earliest` runs Phase 1
+/// at every candidate start, and a list on the heap each time was 6 % of the searches'
+/// instructions.
+type Marked = SmallVec<[Node; 21]>;
 
 /// A tree with its primary leaves made: what searches read.
 #[derive(Debug, Clone, Copy)]
@@ -216,12 +229,13 @@ impl<'a> Leaves<'a> {
     }
 
     /// Phase 1: from the root, the subtrees whose periods all start at or before `s`
-    /// (candidates), in the order they are marked, with how many periods they hold. The
-    /// tree's periods all start at or before `s` (its run's start), so this is the path
-    /// of [`marked`](Leaves::marked); the paper's walk is kept, as it is what is counted.
-    fn phase1(self, s: Time, visits: &mut Visits) -> (Vec<Node>, u64) {
-        let (mut marked, mut candidates) = (Vec::with_capacity(levels(self.by_start.len()) as usize), 0);
-        let Some(mut node) = self.root() else { return (marked, 0) };
+    /// (candidates), put in `marked` in the order they are marked; returns how many
+    /// periods they hold. The tree's periods all start at or before `s` (its run's
+    /// start), so this is the path of [`marked`](Leaves::marked); the paper's walk is
+    /// kept, as it is what is counted.
+    fn phase1(self, s: Time, marked: &mut Marked, visits: &mut Visits) -> u64 {
+        let mut candidates = 0;
+        let Some(mut node) = self.root() else { return 0 };
         loop {
             visits.primary += 1;
             if node.hi - node.lo == 1 {
@@ -229,7 +243,7 @@ impl<'a> Leaves<'a> {
                     marked.push(node);
                     candidates += 1;
                 }
-                return (marked, candidates);
+                return candidates;
             }
             let (left, right) = node.children();
             // The median: the earliest start of the left half, no earlier than the right's.
@@ -280,7 +294,8 @@ impl<'a> Leaves<'a> {
         stop: Option<u64>,
         visits: &mut Visits,
     ) -> Option<Feasible<'a>> {
-        let (marked, candidates) = self.phase1(s, visits);
+        let mut marked = Marked::new();
+        let candidates = self.phase1(s, &mut marked, visits);
         if candidates < need {
             return None;
         }
@@ -349,20 +364,15 @@ impl<'a> Leaves<'a> {
 /// in order; more than a few are sorted.
 fn sort_ends(ends: &mut [Time]) {
     const FEW: usize = 8;
-    let (mut seen, mut k, mut last) = ([(0, 0); FEW], 0, 0);
-    for &t in ends.iter() {
-        if k > 0 && seen[last].0 == t {
-            seen[last].1 += 1;
-            continue;
-        }
+    let (mut seen, mut k) = ([(0, 0); FEW], 0);
+    // A run of equal ends is measured in one tight loop, then counted once.
+    for run in ends.chunk_by(|a, b| a == b) {
+        let t = run[0];
         match seen[..k].iter().position(|d: &(Time, usize)| d.0 == t) {
-            Some(i) => {
-                seen[i].1 += 1;
-                last = i;
-            }
+            Some(i) => seen[i].1 += run.len(),
             None if k < FEW => {
-                seen[k] = (t, 1);
-                (last, k) = (k, k + 1);
+                seen[k] = (t, run.len());
+                k += 1;
             }
             None => return ends.sort_unstable(),
         }

@@ -110,6 +110,7 @@ impl RangeSet {
                 rest.push((id, hi));
             }
         }
+        words.settle();
         if rest.is_empty() {
             return Self { repr: Repr::Words(words) };
         }

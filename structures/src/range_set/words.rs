@@ -85,10 +85,15 @@ impl Words {
     }
 
     /// Adds the id `id` (`id < BITS`): one bit, where [`insert`](Words::insert) loops.
+    /// `len` is left as it was, so that a set built id by id pays for it once: the
+    /// caller ends with [`settle`](Words::settle).
     pub(super) fn insert_id(&mut self, id: u32) {
-        let w = (id / 64) as usize;
-        self.bits[w] |= 1 << (id % 64);
-        self.len = self.len.max(w + 1);
+        self.bits[(id / 64) as usize] |= 1 << (id % 64);
+    }
+
+    /// Sets `len` after ids were added by [`insert_id`](Words::insert_id).
+    pub(super) fn settle(&mut self) {
+        self.trim(WORDS);
     }
 
     /// Adds the ids `lo..hi` (`hi <= BITS`).
