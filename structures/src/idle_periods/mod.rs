@@ -141,8 +141,7 @@ impl Engine for IdlePeriods {
     }
 
     fn free_somewhere(&self, _: &Basis, s: Time, e: Time, among: &RangeSet) -> RangeSet {
-        let idle = |id: u32| self.period_at(id, s).is_some() || self.servers[id as usize].starts_in(s, e);
-        RangeSet::from_ids(among.iter().filter(|&id| idle(id)))
+        RangeSet::from_ids(among.iter().filter(|&id| self.servers[id as usize].idle_in(s, e)))
     }
 
     /// Each server's period holding the window loses it and keeps the at most two

@@ -68,9 +68,11 @@ impl Server {
         (before, after)
     }
 
-    /// Whether a period starts in `[s, e)`.
-    pub(crate) fn starts_in(&self, s: Time, e: Time) -> bool {
-        self.0.get(self.0.partition_point(|p| p.0 < s)).is_some_and(|p| p.0 < e)
+    /// Whether the server is idle somewhere in `[s, e)`: the period starting last at or
+    /// before `s` reaches past it, or the next starts before `e`. One search for both.
+    pub(crate) fn idle_in(&self, s: Time, e: Time) -> bool {
+        let i = self.upto(s);
+        i.checked_sub(1).is_some_and(|j| self.0[j].1 > s) || self.0.get(i).is_some_and(|p| p.0 < e)
     }
 
     /// Forgets the period starting at `start`, if there is one.

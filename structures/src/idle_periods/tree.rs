@@ -53,14 +53,10 @@ pub(crate) struct Span {
 
 /// `periods` as spans, equal neighbours summed.
 pub(crate) fn spans(periods: &[Period]) -> Vec<Span> {
-    let mut spans: Vec<Span> = Vec::new();
-    for p in periods {
-        match spans.last_mut() {
-            Some(s) if (s.start, s.end) == (p.start, p.end) => s.count += 1,
-            _ => spans.push(Span { start: p.start, end: p.end, count: 1 }),
-        }
-    }
-    spans
+    periods
+        .chunk_by(|a, b| (a.start, a.end) == (b.start, b.end))
+        .map(|same| Span { start: same[0].start, end: same[0].end, count: same.len() })
+        .collect()
 }
 
 /// A node of the primary tree: the periods `by_start[lo..hi]`.
