@@ -9,8 +9,9 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use reporting::report;
-use reporting::run_file::{trace_info, RunFile, ScheduleMetrics, Setup, TraceInfo};
+use reporting::run_file::{trace_info, RunFile, Setup, TraceInfo};
 use scheduling::policy::{Attempts, Length, Model, Parameter, PolicyKind, Windows};
+use scheduling::replay::metrics::Headline;
 use scheduling::replay::{horizon_for, replay, table, Mode, Observer, Options, ReplayConfig, Run};
 use strum::VariantNames;
 use traces::synthetic::Synthetic;
@@ -300,9 +301,16 @@ pub fn run(args: &Args) -> Result<()> {
         if setups.len() > 1 {
             outln!("== advance reservations {} %", 100.0 * setup.options.ar_fraction)?;
         }
-        out!("{}", table(runs, args.trim))?;
+        // The table's sorts and the schedule's figures are independent: one core each.
+        let (text, headline) = pool.join(
+            || table(runs, args.trim),
+            || runs.first().map(|run| Headline::new(run, &load, setup.options.mode)),
+        );
+        out!("{text}")?;
         compare_schedules(runs)?;
-        print_schedule(runs, &load, setup.options.mode)?;
+        if let (Some(run), Some(headline)) = (runs.first(), headline) {
+            print_schedule(run, &headline)?;
+        }
         if args.out.is_some() {
             let setup = Setup {
                 command: command.clone(),
@@ -446,14 +454,12 @@ fn replay_each(
 }
 
 /// Prints the policy's counts, the schedule's quality and the advance reservations'
-/// fate, from the first run (every run's schedule is the same, checked before).
-fn print_schedule(runs: &[Run], load: &Workload, mode: Mode) -> Result<()> {
-    let Some(run) = runs.first() else { return Ok(()) };
+/// fate: `run` is the first run (every run's schedule is the same, checked before).
+fn print_schedule(run: &Run, s: &Headline) -> Result<()> {
     if !run.counts.is_empty() {
         let counts: Vec<String> = run.counts.iter().map(|(what, n)| format!("{what} {n}")).collect();
         outln!("policy counts: {}", counts.join(", "))?;
     }
-    let s = ScheduleMetrics::new(run, load, mode);
     outln!(
         "schedule: utilisation {:.1} %, wait mean {:.0} s, p99 {} s (jobs that are not advance reservations)",
         100.0 * s.utilisation,

@@ -289,6 +289,10 @@ fn parse(mut input: impl BufRead, name: &str, limits: ReadLimits) -> Result<Trac
 /// # Errors
 /// [`SwfError::DuplicateId`] naming both lines, unless `renumber`.
 pub fn check_ids(trace: &mut Trace, renumber: bool) -> Result<usize, SwfError> {
+    // Archive logs number their jobs in increasing order, and then none repeats: no map.
+    if trace.jobs.windows(2).all(|pair| pair[0].id < pair[1].id) {
+        return Ok(0);
+    }
     let mut seen: HashMap<i64, usize> = HashMap::with_capacity(trace.jobs.len());
     let mut next = trace.jobs.iter().map(|j| j.id).max().unwrap_or(0);
     let mut renumbered = 0;

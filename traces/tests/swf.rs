@@ -196,3 +196,26 @@ fn the_bundled_trace_is_kth_with_its_header() {
     assert_eq!(trace.header.max_procs, Some(100));
     assert!(trace.header.lines.iter().any(|l| l.contains("Lars Malinowsky")));
 }
+
+/// A trace of jobs numbered `ids`, one a line from line 1.
+fn numbered(ids: &[i64]) -> swf::Trace {
+    let text: String =
+        ids.iter().map(|id| format!("{id} 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n")).collect();
+    swf::read_bytes(text.as_bytes(), "t.swf", false).unwrap()
+}
+
+#[test]
+fn job_numbers_in_any_order_pass_and_a_repeat_next_to_its_first_is_named() {
+    for ids in [&[1, 2, 5][..], &[5, 2, 1], &[]] {
+        assert_eq!(swf::check_ids(&mut numbered(ids), false).unwrap(), 0, "{ids:?}");
+    }
+    // Increasing up to the repeat: the check that reads the order must not pass it.
+    let err = swf::check_ids(&mut numbered(&[1, 2, 2, 3]), false).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "t.swf:3: job number 2 was already used on line 2 (pass --renumber to renumber repeated job numbers)"
+    );
+    let mut trace = numbered(&[1, 2, 2, 3]);
+    assert_eq!(swf::check_ids(&mut trace, true).unwrap(), 1);
+    assert_eq!(trace.jobs.iter().map(|j| j.id).collect::<Vec<_>>(), [1, 2, 4, 3]);
+}

@@ -186,6 +186,49 @@ impl ScheduleMetrics {
     /// (`Mode::Simulate`) or their whole reservation.
     pub fn new(run: &Run, workload: &Workload, mode: Mode) -> Self {
         let requests = requests_of(&run.schedule, &workload.requests);
+        let (headline, waits) = Headline::of(run, workload, mode, &requests);
+        let offered = &run.ar.offered;
+        Self {
+            digest: digest(run),
+            placed: run.schedule.len(),
+            unplaced: run.unplaced,
+            utilisation: headline.utilisation,
+            mean_wait: headline.mean_wait,
+            p99_wait: headline.p99_wait,
+            waits: Waits::new(run, &requests, &waits),
+            ar_requested: run.ar.requested,
+            ar_admitted: run.ar.admitted,
+            ar_mean_options: if offered.is_empty() {
+                0.0
+            } else {
+                offered.iter().sum::<u64>() as f64 / offered.len() as f64
+            },
+        }
+    }
+}
+
+/// The schedule's quality in the three figures `replay` prints: [`ScheduleMetrics`]'
+/// fields of the same names, without the digest and the wait groups, which cost a
+/// whole-log replay's report more than the rest of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Headline {
+    /// As [`ScheduleMetrics::utilisation`].
+    pub utilisation: f64,
+    /// As [`ScheduleMetrics::mean_wait`].
+    pub mean_wait: f64,
+    /// As [`ScheduleMetrics::p99_wait`].
+    pub p99_wait: u64,
+}
+
+impl Headline {
+    /// The headline figures of `run`'s schedule of `workload` (see [`ScheduleMetrics::new`]).
+    pub fn new(run: &Run, workload: &Workload, mode: Mode) -> Self {
+        Self::of(run, workload, mode, &requests_of(&run.schedule, &workload.requests)).0
+    }
+
+    /// The figures, and the waits of the jobs that were not reservations, sorted
+    /// (`requests`: each placement's request).
+    fn of(run: &Run, workload: &Workload, mode: Mode, requests: &[Option<&Request>]) -> (Self, Vec<u64>) {
         let runtime: Vec<Option<Time>> = requests.iter().map(|r| r.map(|r| ran(r, mode))).collect();
         let placed = || run.schedule.iter().zip(&runtime);
         let busy: f64 =
@@ -205,23 +248,9 @@ impl ScheduleMetrics {
             0 => 0,
             len => waits[((0.99 * len as f64).ceil() as usize).clamp(1, len) - 1],
         };
-        let offered = &run.ar.offered;
-        Self {
-            digest: digest(run),
-            placed: run.schedule.len(),
-            unplaced: run.unplaced,
-            utilisation: busy / (f64::from(workload.capacity) * span),
-            mean_wait,
-            p99_wait,
-            waits: Waits::new(run, &requests, &waits),
-            ar_requested: run.ar.requested,
-            ar_admitted: run.ar.admitted,
-            ar_mean_options: if offered.is_empty() {
-                0.0
-            } else {
-                offered.iter().sum::<u64>() as f64 / offered.len() as f64
-            },
-        }
+        let headline =
+            Self { utilisation: busy / (f64::from(workload.capacity) * span), mean_wait, p99_wait };
+        (headline, waits)
     }
 }
 
