@@ -22,7 +22,7 @@
 
 use wide::u32x4;
 
-use super::rbtree::{RbTree, Summary};
+use super::rbtree::{RbTree, Summary, Summed};
 use super::Profile;
 use crate::shell::Shell;
 use crate::{Kind, RangeSet, Time};
@@ -304,7 +304,7 @@ impl Summary for Runs {
         true
     }
 
-    fn seek(tree: &RbTree<Self>, x: u32, n: u64, duration: Time, steps: &mut u64) -> Option<u32> {
+    fn seek(tree: Summed<'_, Self>, x: u32, n: u64, duration: Time, steps: &mut u64) -> Option<u32> {
         let mut scan = Scan { tree, level: level(n), duration, run: None, steps };
         let start = scan.after(x).or(scan.run)?;
         Some(tree.floor_from(x, start, steps))
@@ -382,7 +382,7 @@ impl View {
 /// A left-to-right pass over the entries from some key on, at one level, carrying the
 /// start of the run it is in.
 struct Scan<'a> {
-    tree: &'a RbTree<Runs>,
+    tree: Summed<'a, Runs>,
     level: usize,
     duration: Time,
     /// Where the run reaching the entries scanned so far starts; `None` after a blocker.

@@ -25,7 +25,7 @@ use std::cell::RefCell;
 
 pub use augtree::{AugTreeProfile, Runs};
 pub use btree::BTreeStore;
-pub use rbtree::{RbTree, Summary};
+pub use rbtree::{RbTree, Summary, Summed};
 pub use sorted_list::SortedList;
 
 use crate::shell::{Basis, Engine, Shell, Step};
@@ -98,9 +98,9 @@ pub trait Store: Sized {
     fn update(&mut self, from: Time, to: Time, f: &mut dyn FnMut(&mut RangeSet));
 
     /// Holds back the upkeep of what the container derives from its entries (subtree
-    /// summaries) until [`settle`](Store::settle), so that a batch of changes pays for
-    /// it once; reads of summaries in between are not allowed. Does nothing for a
-    /// container that derives nothing.
+    /// summaries) until the next [`seek`](Store::seek) or [`settle`](Store::settle),
+    /// so that the changes in between pay for it once. Does nothing for a container
+    /// that derives nothing.
     fn hold(&mut self) {}
 
     /// Brings what [`hold`](Store::hold) held back up to date.

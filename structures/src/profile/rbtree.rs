@@ -6,7 +6,7 @@
 //! tree that skips (`augtree`).
 
 use std::borrow::Cow;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 
 use super::Store;
@@ -51,7 +51,7 @@ pub trait Summary: Copy + Default + PartialEq + fmt::Debug {
     /// The first entry at or after node `x` that may start a window of `duration` with
     /// at least `n` free ids throughout, judged from the summaries alone; `None` if none
     /// can. It may answer too early, never too late. Adds the nodes visited to `steps`.
-    fn seek(tree: &RbTree<Self>, x: u32, n: u64, duration: Time, steps: &mut u64) -> Option<u32> {
+    fn seek(tree: Summed<'_, Self>, x: u32, n: u64, duration: Time, steps: &mut u64) -> Option<u32> {
         let _ = (tree, n, duration, steps);
         Some(x)
     }
@@ -75,7 +75,8 @@ const NIL: u32 = 0;
 const UNKEPT: u32 = u32::MAX;
 
 /// The most changes held back before their summaries are settled: an `advance` past a
-/// long backlog deletes many entries, and each delete renames the held nodes.
+/// long backlog deletes many entries, each delete renames the held nodes, and updates
+/// with no search between them hold their changes until one comes.
 const MAX_DIRTY: usize = 64;
 
 /// The fields a descent reads come first, in declaration order, so that they share the
@@ -86,8 +87,9 @@ struct Node<S: Summary> {
     key: Time,
     left: u32,
     right: u32,
-    /// Where its subtree's summary is in the tree's `kept`, or `UNKEPT`.
-    kept: u32,
+    /// Where its subtree's summary is in the tree's `kept`, or `UNKEPT` (a cell, as
+    /// the upkeep that a search settles moves summaries).
+    kept: Cell<u32>,
     own: S::Own,
     parent: u32,
     prev: u32,
@@ -95,10 +97,10 @@ struct Node<S: Summary> {
     size: u32,
     red: bool,
     /// Set only inside `settle_dirty`: the summary is to be recomputed.
-    marked: bool,
+    marked: Cell<bool>,
     /// Set only inside `settle_dirty`: its own entry or its children changed, so its
     /// summary is recomputed even if its children's are as they were.
-    stale: bool,
+    stale: Cell<bool>,
     free: RangeSet,
 }
 
@@ -108,22 +110,22 @@ impl<S: Summary> Default for Node<S> {
             key: 0,
             left: NIL,
             right: NIL,
-            kept: UNKEPT,
+            kept: Cell::new(UNKEPT),
             own: S::Own::default(),
             parent: NIL,
             prev: NIL,
             next: NIL,
             size: 0,
             red: false,
-            marked: false,
-            stale: false,
+            marked: Cell::new(false),
+            stale: Cell::new(false),
             free: RangeSet::default(),
         }
     }
 }
 
 /// A node's key, own part, kept summary and children.
-pub(super) type Parts<'a, S> = (Time, <S as Summary>::Own, Option<&'a S>, u32, u32);
+pub(super) type Parts<'k, S> = (Time, <S as Summary>::Own, Option<&'k S>, u32, u32);
 
 /// A kept summary and the node whose subtree it summarises.
 #[derive(Debug, Clone)]
@@ -143,13 +145,14 @@ struct Kept<S> {
 #[derive(Debug, Clone)]
 pub struct RbTree<S: Summary = ()> {
     nodes: Vec<Node<S>>,
-    kept: Vec<Kept<S>>,
+    kept: RefCell<Vec<Kept<S>>>,
     root: u32,
     head: u32,
-    /// Whether the summaries' upkeep is held back until [`settle`](Store::settle).
-    held: bool,
+    /// Whether the summaries' upkeep is held back until the next search, or
+    /// [`settle`](Store::settle).
+    held: Cell<bool>,
     /// While held, nodes whose subtree changed; their ancestors changed too.
-    dirty: Vec<u32>,
+    dirty: RefCell<Vec<u32>>,
     /// The nodes the last two uncounted lookups found, the latest first (NIL: none).
     /// An update looks up each end of its window three times (split, change,
     /// coalesce), so a lookup tries these before it descends.
@@ -176,16 +179,34 @@ impl<'a, S: Summary> Iterator for ListWalk<'a, S> {
     }
 }
 
-impl<S: Summary> RbTree<S> {
-    /// A node's key, own part, subtree summary and children, for a summary's
-    /// [`seek`](Summary::seek); `None` for an empty subtree. The summary is `None` where
-    /// it is not kept (fewer than [`Summary::KEPT_FROM`] entries).
-    pub(super) fn parts(&self, x: u32) -> Option<Parts<'_, S>> {
-        let node = self.n(x);
-        let sub = self.kept.get(node.kept as usize).map(|kept| &kept.sub);
+/// The tree as a [`seek`](Summary::seek) reads it: with its kept summaries settled and
+/// borrowed for the search.
+#[derive(Clone, Copy)]
+pub struct Summed<'a, S: Summary> {
+    tree: &'a RbTree<S>,
+    kept: &'a [Kept<S>],
+}
+
+impl<'a, S: Summary> Summed<'a, S> {
+    /// A node's key, own part, subtree summary and children; `None` for an empty
+    /// subtree. The summary is `None` where it is not kept (fewer than
+    /// [`Summary::KEPT_FROM`] entries).
+    pub(super) fn parts(&self, x: u32) -> Option<Parts<'a, S>> {
+        let node = self.tree.n(x);
+        let sub = self.kept.get(node.kept.get() as usize).map(|kept| &kept.sub);
         (x != NIL).then_some((node.key, node.own, sub, node.left, node.right))
     }
+}
 
+impl<S: Summary> std::ops::Deref for Summed<'_, S> {
+    type Target = RbTree<S>;
+
+    fn deref(&self) -> &RbTree<S> {
+        self.tree
+    }
+}
+
+impl<S: Summary> RbTree<S> {
     /// The number of entries in `x`'s subtree.
     pub(super) fn size(&self, x: u32) -> u32 {
         self.n(x).size
@@ -213,8 +234,8 @@ impl<S: Summary> RbTree<S> {
     }
 
     /// The summary of `x`'s subtree: kept, or rebuilt from its entries.
-    fn summary(&self, x: u32) -> Cow<'_, S> {
-        match self.kept.get(self.n(x).kept as usize) {
+    fn summary<'k>(&self, kept: &'k [Kept<S>], x: u32) -> Cow<'k, S> {
+        match kept.get(self.n(x).kept.get() as usize) {
             Some(kept) => Cow::Borrowed(&kept.sub),
             None => {
                 let mut sub = S::default();
@@ -247,22 +268,23 @@ impl<S: Summary> RbTree<S> {
     /// if it no longer is (a small subtree's summary is not computed until read);
     /// whether the summary may differ from the one kept before (always, for a small
     /// subtree, whose summary is not kept to compare).
-    fn keep(&mut self, x: u32) -> bool {
-        let slot = self.n(x).kept;
+    fn keep(&self, x: u32) -> bool {
+        let slot = self.n(x).kept.get();
         if self.n(x).size < S::KEPT_FROM {
             if slot != UNKEPT {
                 self.unkeep(x);
             }
             return true;
         }
-        let sub = self.joined(x);
+        let sub = self.joined(&self.kept.borrow(), x);
+        let mut kept = self.kept.borrow_mut();
         if slot == UNKEPT {
-            grow(&mut self.kept);
-            self.kept.push(Kept { sub, owner: x });
-            self.m(x).kept = (self.kept.len() - 1) as u32;
+            grow(&mut kept);
+            kept.push(Kept { sub, owner: x });
+            self.n(x).kept.set((kept.len() - 1) as u32);
             true
         } else {
-            let kept = &mut self.kept[slot as usize].sub;
+            let kept = &mut kept[slot as usize].sub;
             let changed = *kept != sub;
             *kept = sub;
             changed
@@ -270,14 +292,14 @@ impl<S: Summary> RbTree<S> {
     }
 
     /// Frees `x`'s kept summary's slot by moving the last one into it.
-    fn unkeep(&mut self, x: u32) {
-        let slot = self.n(x).kept;
-        self.kept.swap_remove(slot as usize);
-        if let Some(moved) = self.kept.get(slot as usize) {
-            let owner = moved.owner;
-            self.m(owner).kept = slot;
+    fn unkeep(&self, x: u32) {
+        let slot = self.n(x).kept.get();
+        let mut kept = self.kept.borrow_mut();
+        kept.swap_remove(slot as usize);
+        if let Some(moved) = kept.get(slot as usize) {
+            self.n(moved.owner).kept.set(slot);
         }
-        self.m(x).kept = UNKEPT;
+        self.n(x).kept.set(UNKEPT);
     }
 
     fn n(&self, x: u32) -> &Node<S> {
@@ -358,8 +380,8 @@ impl<S: Summary> RbTree<S> {
         let size = self.n(self.n(x).left).size + self.n(self.n(x).right).size + 1;
         self.m(x).size = size;
         if S::ACTIVE {
-            if self.held {
-                self.dirty.push(x);
+            if self.held.get() {
+                self.dirty.get_mut().push(x);
             } else {
                 self.keep(x);
             }
@@ -369,8 +391,8 @@ impl<S: Summary> RbTree<S> {
     /// [`resize`](Self::resize)s `w` and its ancestors; while held, one mark at `w`
     /// stands for the whole path.
     fn resize_path(&mut self, mut w: u32) {
-        if S::ACTIVE && self.held && w != NIL {
-            self.dirty.push(w);
+        if S::ACTIVE && self.held.get() && w != NIL {
+            self.dirty.get_mut().push(w);
             while w != NIL {
                 self.m(w).size = self.n(self.n(w).left).size + self.n(self.n(w).right).size + 1;
                 w = self.n(w).parent;
@@ -386,7 +408,7 @@ impl<S: Summary> RbTree<S> {
     /// Settles the held changes early once many wait, so that the renaming in
     /// [`vacate`](Self::vacate) stays short; called where the tree is whole.
     fn bound_dirty(&mut self) {
-        if self.held && self.dirty.len() >= MAX_DIRTY {
+        if self.held.get() && self.dirty.get_mut().len() >= MAX_DIRTY {
             self.settle_dirty();
         }
     }
@@ -396,19 +418,29 @@ impl<S: Summary> RbTree<S> {
     /// part of the tree that holds the root), then visited in post-order. O(c + log n)
     /// for c changed nodes close together, where keeping each change's path current as
     /// it happens costs O(log n) each.
-    fn settle_dirty(&mut self) {
-        let mut dirty = std::mem::take(&mut self.dirty);
+    fn settle_dirty(&self) {
+        let mut dirty = self.dirty.take();
         for &x in &dirty {
-            self.m(x).stale = x != NIL;
+            self.n(x).stale.set(x != NIL);
             let mut x = x;
-            while x != NIL && !self.n(x).marked {
-                self.m(x).marked = true;
+            while x != NIL && !self.n(x).marked.get() {
+                self.n(x).marked.set(true);
                 x = self.n(x).parent;
             }
         }
+        // The list's memory is kept for the next changes.
         dirty.clear();
-        self.dirty = dirty;
+        self.dirty.replace(dirty);
         self.settle_under(self.root);
+    }
+
+    /// Settles what the upkeep held back, if anything: before a search reads the
+    /// summaries, or when asked.
+    fn settle_now(&self) {
+        if self.held.get() {
+            self.settle_dirty();
+            self.held.set(false);
+        }
     }
 
     /// The post-order pass of [`settle_dirty`](Self::settle_dirty) under `x`; whether
@@ -416,18 +448,18 @@ impl<S: Summary> RbTree<S> {
     /// children's summaries alone, so where neither changed it is left as it is: a
     /// change deep in the tree that leaves a subtree's runs as they were (an entry
     /// that stays a blocker, or stays none, at every level) stops there, not at the root.
-    fn settle_under(&mut self, x: u32) -> bool {
-        if x == NIL || !self.n(x).marked {
+    fn settle_under(&self, x: u32) -> bool {
+        if x == NIL || !self.n(x).marked.get() {
             return false;
         }
-        self.m(x).marked = false;
-        let stale = std::mem::take(&mut self.m(x).stale);
+        self.n(x).marked.set(false);
+        let stale = self.n(x).stale.take();
         let (left, right) = (self.n(x).left, self.n(x).right);
         let left_changed = self.settle_under(left);
         let right_changed = self.settle_under(right);
         // A subtree that grew to the size that keeps a summary, or shrank below it.
         let node = self.n(x);
-        let misfiled = (node.size >= S::KEPT_FROM) != (node.kept != UNKEPT);
+        let misfiled = (node.size >= S::KEPT_FROM) != (node.kept.get() != UNKEPT);
         if stale || left_changed || right_changed || misfiled {
             self.keep(x)
         } else {
@@ -436,13 +468,13 @@ impl<S: Summary> RbTree<S> {
     }
 
     /// The summary of `x`'s subtree from its own and its children's.
-    fn joined(&self, x: u32) -> S {
+    fn joined(&self, kept: &[Kept<S>], x: u32) -> S {
         let node = self.n(x);
-        match self.kept.get(self.n(node.right).kept as usize) {
-            Some(right) => S::join(node.key, node.own, &self.summary(node.left), &right.sub),
+        match kept.get(self.n(node.right).kept.get() as usize) {
+            Some(right) => S::join(node.key, node.own, &self.summary(kept, node.left), &right.sub),
             // A small right subtree is appended entry by entry, not rebuilt to be joined.
             None => {
-                let mut sub = self.summary(node.left).into_owned();
+                let mut sub = self.summary(kept, node.left).into_owned();
                 sub.push(node.key, node.own);
                 self.append(node.right, &mut sub);
                 sub
@@ -451,15 +483,25 @@ impl<S: Summary> RbTree<S> {
     }
 
     /// Moves the first key of every kept summary from `x` (the head, re-keyed to `t`)
-    /// to the root in place, where no other change waits: none of them needs a join.
-    /// Where a summary cannot be moved in place, it is left to the held upkeep, which
-    /// recomputes it and, as its first key changed, every summary above it.
+    /// up the left spine in place, as far as no held change lies under it: none of
+    /// them needs a join. Where a summary cannot be moved in place, or a held change
+    /// below already makes it stale, it is left to the held upkeep, which recomputes
+    /// it and, as its first key changed, every summary above it.
     fn rekey_path(&mut self, mut x: u32, t: Time) {
+        // A node on the left spine holds exactly the entries before its parent's key,
+        // so no held change is under it while the earliest changed node's key is at
+        // least its parent's (the root holds them all).
+        let first_change = self.dirty.borrow().iter().filter(|&&d| d != NIL).map(|&d| self.n(d).key).min();
         while x != NIL {
-            let slot = self.n(x).kept as usize;
-            if let Some(kept) = self.kept.get_mut(slot) {
+            let p = self.n(x).parent;
+            if first_change.is_some_and(|first| p == NIL || first < self.n(p).key) {
+                self.dirty.get_mut().push(x);
+                return;
+            }
+            let slot = self.n(x).kept.get() as usize;
+            if let Some(kept) = self.kept.get_mut().get_mut(slot) {
                 if !kept.sub.rekey_first(t) {
-                    self.dirty.push(x);
+                    self.dirty.get_mut().push(x);
                     return;
                 }
             }
@@ -494,12 +536,12 @@ impl<S: Summary> RbTree<S> {
         // `y`'s subtree now holds `x`'s old entries, so it takes `x`'s summary; `x`
         // takes `y`'s slot, if any, for its own.
         self.m(y).size = self.n(x).size;
-        let (from_x, from_y) = (self.n(x).kept, self.n(y).kept);
-        self.m(y).kept = from_x;
-        self.m(x).kept = from_y;
+        let (from_x, from_y) = (self.n(x).kept.get(), self.n(y).kept.get());
+        self.n(y).kept.set(from_x);
+        self.n(x).kept.set(from_y);
         for (slot, owner) in [(from_x, y), (from_y, x)] {
             if slot != UNKEPT {
-                self.kept[slot as usize].owner = owner;
+                self.kept.get_mut()[slot as usize].owner = owner;
             }
         }
         self.resize(x);
@@ -531,13 +573,14 @@ impl<S: Summary> RbTree<S> {
     /// Frees `z`'s slot, which nothing links to any more, by moving the last node into
     /// it and relinking that node's neighbours.
     fn vacate(&mut self, z: u32) {
-        if self.n(z).kept != UNKEPT {
+        if self.n(z).kept.get() != UNKEPT {
             self.unkeep(z);
         }
         let last = (self.nodes.len() - 1) as u32;
-        if self.held {
-            self.dirty.retain(|&d| d != z);
-            for d in &mut self.dirty {
+        if self.held.get() {
+            let dirty = self.dirty.get_mut();
+            dirty.retain(|&d| d != z);
+            for d in dirty {
                 if *d == last {
                     *d = z;
                 }
@@ -548,7 +591,7 @@ impl<S: Summary> RbTree<S> {
             // last node moves there.
             let node = self.n(last);
             let (left, right, prev, next, node_kept) =
-                (node.left, node.right, node.prev, node.next, node.kept);
+                (node.left, node.right, node.prev, node.next, node.kept.get());
             self.replace_child(last, z);
             for child in [left, right] {
                 if child != NIL {
@@ -557,7 +600,7 @@ impl<S: Summary> RbTree<S> {
             }
             self.chain(prev, z);
             self.chain(z, next);
-            if let Some(kept) = self.kept.get_mut(node_kept as usize) {
+            if let Some(kept) = self.kept.get_mut().get_mut(node_kept as usize) {
                 kept.owner = z;
             }
         }
@@ -704,17 +747,18 @@ impl<S: Summary> RbTree<S> {
             return Err(S::KIND.invalid(format!("subtree size of {} is wrong", node.key)));
         }
         let keeps = S::ACTIVE && node.size >= S::KEPT_FROM;
-        let kept = self.kept.get(node.kept as usize).filter(|kept| kept.owner == x);
-        if keeps != kept.is_some() || (!keeps && node.kept != UNKEPT) {
+        let all = self.kept.borrow();
+        let kept = all.get(node.kept.get() as usize).filter(|kept| kept.owner == x);
+        if keeps != kept.is_some() || (!keeps && node.kept.get() != UNKEPT) {
             return Err(S::KIND.invalid(format!(
                 "the summary of {} is kept where it should not be, or not kept",
                 node.key
             )));
         }
         if node.own != S::own(&node.free)
-            || node.marked
-            || node.stale
-            || kept.is_some_and(|kept| kept.sub != self.joined(x))
+            || node.marked.get()
+            || node.stale.get()
+            || kept.is_some_and(|kept| kept.sub != self.joined(&all, x))
         {
             return Err(
                 S::KIND.invalid(format!("the summary of {} is stale: {kept:?} of {:?}", node.key, node.own))
@@ -744,11 +788,11 @@ impl<S: Summary> Store for RbTree<S> {
     fn with_first(key: Time, free: RangeSet) -> Self {
         let mut tree = Self {
             nodes: vec![Node::default()],
-            kept: Vec::new(),
+            kept: RefCell::new(Vec::new()),
             root: NIL,
             head: NIL,
-            held: false,
-            dirty: Vec::new(),
+            held: Cell::new(false),
+            dirty: RefCell::new(Vec::new()),
             fingers: Cell::new([NIL; 2]),
         };
         tree.insert(key, free);
@@ -833,7 +877,7 @@ impl<S: Summary> Store for RbTree<S> {
     }
 
     fn update(&mut self, from: Time, to: Time, f: &mut dyn FnMut(&mut RangeSet)) {
-        let held = self.held;
+        let held = self.held.get();
         self.hold();
         let mut x = self.floor_near(from);
         while x != NIL && self.n(x).key < to {
@@ -842,26 +886,25 @@ impl<S: Summary> Store for RbTree<S> {
                 if S::ACTIVE {
                     let own = S::own(&self.n(x).free);
                     if S::differs(std::mem::replace(&mut self.m(x).own, own), own) {
-                        self.dirty.push(x);
+                        self.dirty.get_mut().push(x);
                     }
                 }
             }
             x = self.n(x).next;
         }
+        // Updates without a search between them would otherwise list changes unbounded.
+        self.bound_dirty();
         if !held {
             self.settle();
         }
     }
 
     fn hold(&mut self) {
-        self.held = S::ACTIVE;
+        self.held.set(S::ACTIVE);
     }
 
     fn settle(&mut self) {
-        if self.held {
-            self.settle_dirty();
-            self.held = false;
-        }
+        self.settle_now();
     }
 
     fn seek<'a>(
@@ -874,7 +917,9 @@ impl<S: Summary> Store for RbTree<S> {
         if from.at == NIL {
             return None;
         }
-        let at = S::seek(self, from.at, n, duration, steps)?;
+        // The upkeep the updates since the last search held back, settled once for all.
+        self.settle_now();
+        let at = S::seek(Summed { tree: self, kept: &self.kept.borrow() }, from.at, n, duration, steps)?;
         Some(ListWalk { tree: self, at })
     }
 
@@ -890,26 +935,34 @@ impl<S: Summary> Store for RbTree<S> {
         let moved = self.n(keep).key != t;
         self.m(keep).key = t;
         if S::ACTIVE && moved {
-            if self.dirty.is_empty() {
-                self.rekey_path(keep, t);
-            } else {
-                self.dirty.push(keep);
-            }
+            self.rekey_path(keep, t);
         }
-        self.settle();
+        // What the deletes held back waits, with the updates' before, for the next search.
         // Memory goes back when time passes a backlog, not on every delete, so that
         // updates that come and go around one size never reallocate.
         let len = self.nodes.len();
         if self.nodes.capacity() > 2 * len + 8 {
             self.nodes.shrink_to(len + len / 4 + 4);
         }
-        let kept = self.kept.len();
-        if self.kept.capacity() > 2 * kept + 8 {
-            self.kept.shrink_to(kept + kept / 4 + 4);
+        let kept = self.kept.get_mut();
+        let len = kept.len();
+        if kept.capacity() > 2 * len + 8 {
+            kept.shrink_to(len + len / 4 + 4);
         }
     }
 
     fn validate(&self) -> Result<(), Invalid> {
+        if self.held.get() {
+            // The upkeep the updates held back is settled by the next search: the tree
+            // that search would read is checked, and this one stays held, so that tests
+            // run the batching across operations too.
+            if self.dirty.borrow().iter().any(|&d| d as usize >= self.nodes.len()) {
+                return Err(S::KIND.invalid("a held change names no node"));
+            }
+            let settled = self.clone();
+            settled.settle_now();
+            return settled.validate();
+        }
         let nil = self.n(NIL);
         // Its size is checked with every leaf's.
         if nil.red || nil.left != NIL || nil.right != NIL {
@@ -926,7 +979,7 @@ impl<S: Summary> Store for RbTree<S> {
         }
         // Each tree node that keeps a summary owns its slot (checked above), so equal
         // counts leave no slot unowned.
-        if order.iter().filter(|&&x| self.n(x).kept != UNKEPT).count() != self.kept.len() {
+        if order.iter().filter(|&&x| self.n(x).kept.get() != UNKEPT).count() != self.kept.borrow().len() {
             return Err(S::KIND.invalid("a kept summary belongs to no node"));
         }
         let (mut at, mut prev) = (self.head, NIL);
@@ -944,11 +997,6 @@ impl<S: Summary> Store for RbTree<S> {
         }
         if at != NIL {
             return Err(S::KIND.invalid("the list runs past the last tree node"));
-        }
-        // An operation settles what it held back, or later changes would read stale
-        // summaries.
-        if self.held || !self.dirty.is_empty() {
-            return Err(S::KIND.invalid("the summaries' upkeep is still held back"));
         }
         Ok(())
     }
@@ -979,6 +1027,9 @@ impl<S: Summary> Store for RbTree<S> {
 
     #[cfg(feature = "planted")]
     fn corrupt(&mut self, invariant: usize, pick: u64) -> bool {
+        // On the tree a search reads: a summary that held upkeep would recompute anyway
+        // is no fault.
+        self.settle_now();
         let root = self.root;
         // Every arena slot but the sentinel's holds a tree node.
         let nodes = (1..self.nodes.len() as u32).collect::<Vec<_>>();
@@ -1049,19 +1100,19 @@ impl<S: Summary> Store for RbTree<S> {
                 self.m(last).next = self.head;
             }
             // A free set changed under its own summary, a subtree summary emptied, or a
-            // change's upkeep left held back (with its node marked or listed).
+            // node left marked or stale by the upkeep.
             _ => {
                 let Some(x) = among(&nodes) else { return false };
                 if pick % 4 == 2 {
-                    self.m(x).marked = true;
+                    self.n(x).marked.set(true);
                 } else if pick % 4 == 3 {
-                    self.held = true;
-                    self.dirty.push(x);
+                    self.n(x).stale.set(true);
                 } else if pick.is_multiple_of(4) {
                     let free = &mut self.m(x).free;
                     *free = if free.is_empty() { RangeSet::from_range(0, 64) } else { RangeSet::new() };
                 } else {
-                    let Some(kept) = self.kept.get_mut(self.nodes[x as usize].kept as usize) else {
+                    let slot = self.nodes[x as usize].kept.get() as usize;
+                    let Some(kept) = self.kept.get_mut().get_mut(slot) else {
                         return false;
                     };
                     if kept.sub == S::default() {

@@ -11,15 +11,15 @@ impl<S: Store> Profile<S> {
     /// changes by the same set, which was wholly in (or wholly out of) each of them, so
     /// entries that differed before still differ.
     pub(super) fn apply(&mut self, s: Time, e: Time, f: &mut dyn FnMut(&mut RangeSet)) {
-        // Two splits, the change and two coalesces each touch the same root path:
-        // its summaries are recomputed once, at the end.
+        // Two splits, the change and two coalesces each touch the same root path, and
+        // the updates before the next search touch the same summaries near the present:
+        // they are recomputed once, when that search reads them.
         self.store.hold();
         self.split(s);
         self.split(e);
         self.store.update(s, e, f);
         self.coalesce(e);
         self.coalesce(s);
-        self.store.settle();
     }
 
     /// Makes sure an entry starts at `t`, copying the free set of the one holding `t`.
