@@ -10,6 +10,7 @@
 pub mod calendar;
 pub mod config;
 pub mod error;
+pub mod flat;
 pub mod idle_periods;
 pub mod index;
 pub mod interval_skip_list;
@@ -25,6 +26,7 @@ mod sweep;
 pub use calendar::CalendarQueue;
 pub use config::{check_count, check_set, Config, MAX_SLOTS};
 pub use error::{Error, Invalid};
+pub use flat::FlatProfile;
 pub use idle_periods::IdlePeriodTrees;
 pub use index::{AvailabilityIndex, Cost, TimeFrame, COUNTING};
 pub use interval_skip_list::IntervalSkipList;

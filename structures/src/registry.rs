@@ -11,8 +11,9 @@ use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::shell::Engine;
 use crate::{
-    AugTreeProfile, AvailabilityIndex, BTreeProfile, CalendarQueue, Config, Error, IdlePeriodTrees,
-    IntervalSkipList, Invalid, RbTreeProfile, SegmentTree, Shell, SlottedArray, SortedListProfile,
+    AugTreeProfile, AvailabilityIndex, BTreeProfile, CalendarQueue, Config, Error, FlatProfile,
+    IdlePeriodTrees, IntervalSkipList, Invalid, RbTreeProfile, SegmentTree, Shell, SlottedArray,
+    SortedListProfile,
 };
 
 /// One kind of structure. Its name (the command line's, run files' and reports') is the
@@ -48,6 +49,9 @@ pub enum Kind {
     /// [`AugTreeProfile`].
     #[strum(serialize = "augtree")]
     AugTree,
+    /// [`FlatProfile`].
+    #[strum(serialize = "flat")]
+    Flat,
 }
 
 /// A cost bound and the growth exponent it predicts against profile entries, on states
@@ -314,6 +318,16 @@ impl Kind {
                     None,
                 )
             },
+            Kind::Flat => profile_spec::<<FlatProfile as Built>::Engine>(
+                "the availability profile in flat arrays (keys, free counts, free sets as words of the capacity's width): binary-searched, walked in place, shifted by an update; at most 65,536 ids",
+                Theory {
+                    allocate: Bound { text: "O(n): an entry added or removed shifts those after it, in one memmove", exponent: 1.0 },
+                    release: Bound { text: "O(n): an entry added or removed shifts those after it, in one memmove", exponent: 1.0 },
+                    replay: Bound { text: "O(n): each placement shifts the entries after its window", exponent: 1.0 },
+                    ..Theory::uniform("O(log n): a binary search, then the window's entries", 0.0)
+                },
+                Some(Cap { entries: 100_000, why: "O(n²) to load" }),
+            ),
         }
     }
 

@@ -3,8 +3,8 @@
 
 use structures::{AvailabilityIndex, Config, Cost, Error, Kind, RangeSet, RbTreeProfile, TimeFrame};
 
-/// The structures this file tests: the profile on its four containers.
-const PROFILES: [Kind; 4] = [Kind::RbTree, Kind::SortedList, Kind::BTree, Kind::AugTree];
+/// The structures this file tests: the profile on its four containers, and in flat arrays.
+const PROFILES: [Kind; 5] = [Kind::RbTree, Kind::SortedList, Kind::BTree, Kind::AugTree, Kind::Flat];
 
 fn ids(lo: u32, hi: u32) -> RangeSet {
     RangeSet::from_range(lo, hi)

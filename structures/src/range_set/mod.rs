@@ -97,6 +97,28 @@ impl RangeSet {
         Self::canonical(out)
     }
 
+    /// The set of the ids whose bits are set in `bits`: id `i` is bit `i % 64` of word
+    /// `i / 64`. For a structure that keeps sets as words of its own.
+    pub(crate) fn from_bits(bits: &[u64]) -> Self {
+        let used = bits.iter().rposition(|&w| w != 0).map_or(0, |last| last + 1);
+        if used <= words::WORDS {
+            Self { repr: Repr::Words(Words::from_bits(&bits[..used])) }
+        } else {
+            // Some id is at or above `INLINE_IDS`, so the list is canonical.
+            Self { repr: Repr::Runs(words::runs_of(&bits[..used]).collect()) }
+        }
+    }
+
+    /// Writes the set into `bits` as [`from_bits`](Self::from_bits) reads it, clearing
+    /// the other bits. `bits` must hold every id of the set.
+    pub(crate) fn write_bits(&self, bits: &mut [u64]) {
+        bits.fill(0);
+        match &self.repr {
+            Repr::Words(words) => bits[..words.used().len()].copy_from_slice(words.used()),
+            Repr::Runs(list) => list.iter().for_each(|&(lo, hi)| words::fill(bits, lo, hi)),
+        }
+    }
+
     /// The set of the given ids.
     pub fn from_ids(ids: impl IntoIterator<Item = ResourceId>) -> Self {
         // Ids below `INLINE_IDS` go straight into the bitset, in any order: no list, no

@@ -8,7 +8,7 @@ use std::hash::{Hash, Hasher};
 use super::runs::Run;
 
 /// Words of 64 ids each.
-const WORDS: usize = 18;
+pub(super) const WORDS: usize = 18;
 
 /// The ids a [`Words`] can hold: `0..BITS`. 1,152 is the largest machine among the
 /// shared traces (SDSC Blue Horizon). The `sets` benchmark compares this form with range
@@ -43,7 +43,7 @@ impl Words {
     pub const EMPTY: Self = Self { len: 0, bits: [0; WORDS] };
 
     /// The words in use.
-    fn used(&self) -> &[u64] {
+    pub(super) fn used(&self) -> &[u64] {
         &self.bits[..self.len]
     }
 
@@ -98,15 +98,18 @@ impl Words {
 
     /// Adds the ids `lo..hi` (`hi <= BITS`).
     pub(super) fn insert(&mut self, lo: u32, hi: u32) {
-        let mut i = lo;
-        while i < hi {
-            let (w, b) = ((i / 64) as usize, i % 64);
-            let span = (64 - b).min(hi - i);
-            let mask = if span == 64 { !0 } else { ((1u64 << span) - 1) << b };
-            self.bits[w] |= mask;
-            self.len = self.len.max(w + 1);
-            i += span;
+        if lo < hi {
+            fill(&mut self.bits, lo, hi);
+            self.len = self.len.max(hi.div_ceil(64) as usize);
         }
+    }
+
+    /// The set whose bits are `bits` (at most [`WORDS`] of them).
+    pub(super) fn from_bits(bits: &[u64]) -> Self {
+        let mut words = Self::EMPTY;
+        words.bits[..bits.len()].copy_from_slice(bits);
+        words.trim(bits.len());
+        words
     }
 
     /// The number of ids.
@@ -198,29 +201,47 @@ impl Words {
         (left == 0).then_some(out)
     }
 
-    /// The first id at or after `from` that is in the set (`found`) or not in it.
-    fn next(&self, from: u32, found: bool) -> Option<u32> {
-        let flip = if found { 0 } else { !0 };
-        let mut w = (from / 64) as usize;
-        let mut bits = (*self.used().get(w)? ^ flip) & (!0u64 << (from % 64));
-        loop {
-            if bits != 0 {
-                return Some(w as u32 * 64 + bits.trailing_zeros());
-            }
-            w += 1;
-            bits = *self.used().get(w)? ^ flip;
-        }
-    }
-
     /// The maximal runs of ids, in increasing order.
     pub fn runs(&self) -> impl Iterator<Item = Run> + Clone + '_ {
-        let mut at = 0;
-        std::iter::from_fn(move || {
-            let lo = self.next(at, true)?;
-            // Past the words in use every bit is zero.
-            let hi = self.next(lo, false).unwrap_or(self.len as u32 * 64);
-            at = hi;
-            Some((lo, hi))
-        })
+        runs_of(self.used())
     }
+}
+
+/// Sets the bits of the ids `lo..hi` in `bits` (id `i` is bit `i % 64` of word `i / 64`),
+/// which hold them.
+pub(super) fn fill(bits: &mut [u64], lo: u32, hi: u32) {
+    let mut i = lo;
+    while i < hi {
+        let (w, b) = ((i / 64) as usize, i % 64);
+        let span = (64 - b).min(hi - i);
+        let mask = if span == 64 { !0 } else { ((1u64 << span) - 1) << b };
+        bits[w] |= mask;
+        i += span;
+    }
+}
+
+/// The first id at or after `from` whose bit in `bits` is set (`found`) or clear.
+fn next(bits: &[u64], from: u32, found: bool) -> Option<u32> {
+    let flip = if found { 0 } else { !0 };
+    let mut w = (from / 64) as usize;
+    let mut word = (*bits.get(w)? ^ flip) & (!0u64 << (from % 64));
+    loop {
+        if word != 0 {
+            return Some(w as u32 * 64 + word.trailing_zeros());
+        }
+        w += 1;
+        word = *bits.get(w)? ^ flip;
+    }
+}
+
+/// The maximal runs of the ids whose bits are set in `bits`, in increasing order.
+pub(super) fn runs_of(bits: &[u64]) -> impl Iterator<Item = Run> + Clone + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let lo = next(bits, at, true)?;
+        // Past the last word every bit is clear.
+        let hi = next(bits, lo, false).unwrap_or(bits.len() as u32 * 64);
+        at = hi;
+        Some((lo, hi))
+    })
 }

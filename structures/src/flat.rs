@@ -1,0 +1,460 @@
+//! `flat`: rbtree-availability-profile's availability profile (section III) in flat
+//! arrays. Each entry's key, its number of free ids and its free set, as bits in words
+//! of the capacity's width, sit side by side in three vectors; the entries before the
+//! present stay at the front until they are half of them, then go in one move.
+//!
+//! A lookup is a binary search, and every walk reads the arrays in order. An update that
+//! adds or removes an entry shifts the entries on its shorter side (those before it move
+//! into the room the present left), O(n), but in one `memmove`:
+//! at the profile sizes of real traces (hundreds to a few thousand entries), that costs
+//! less than a tree's rebalancing, and a walk that reads consecutive words runs at
+//! several instructions a cycle where a tree's walk waits on each pointer. The search is
+//! Algorithm 1's, skipping past an entry with too few free ids where a window fails on
+//! it, as `augtree` does without its summaries.
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+
+use crate::shell::{Basis, Engine, Shell, Step};
+use crate::{Cost, Error, Invalid, Kind, RangeSet, Time, TimeFrame, COUNTING};
+
+/// The availability profile in flat arrays.
+pub type FlatProfile = Shell<Flat>;
+
+/// The most ids a flat profile takes: 1,024 words, 8 KiB per entry.
+pub const MAX_CAPACITY: u32 = 1 << 16;
+
+/// The entries before the present are dropped in one move once there are more than this
+/// many and they are at least half of the arrays: O(1) amortised per entry.
+const DROP_AFTER: usize = 32;
+
+/// The engine: the profile's entries from `head` on, in key order.
+#[derive(Debug, Clone)]
+pub struct Flat {
+    /// Words per entry's set: the capacity over 64, rounded up.
+    width: usize,
+    /// The index of the entry holding the present; those before it are gone.
+    head: usize,
+    keys: Vec<Time>,
+    /// Each entry's number of free ids, which rules out most candidates unread.
+    counts: Vec<u32>,
+    /// Each entry's free set, `width` words from `index * width`.
+    bits: Vec<u64>,
+    /// Room for a window's intersection, or an update's set, without allocating.
+    scratch: RefCell<Vec<u64>>,
+}
+
+/// Keeps the ids of `acc` also in `other`; the number left.
+fn and_count(acc: &mut [u64], other: &[u64]) -> u32 {
+    let mut count = 0;
+    for (a, b) in acc.iter_mut().zip(other) {
+        *a &= b;
+        count += a.count_ones();
+    }
+    count
+}
+
+/// The number of ids in `bits`.
+fn ones(bits: &[u64]) -> u32 {
+    bits.iter().map(|w| w.count_ones()).sum()
+}
+
+impl Flat {
+    fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Entry `i`'s free set as words.
+    fn set(&self, i: usize) -> &[u64] {
+        &self.bits[i * self.width..(i + 1) * self.width]
+    }
+
+    /// The entry holding `t`, the last with key `<= t` (`t` is at or after the present).
+    fn floor(&self, t: Time) -> usize {
+        self.head + self.keys[self.head..].partition_point(|&k| k <= t) - 1
+    }
+
+    /// The steps a binary search over the entries takes: the halvings of their number.
+    fn search_steps(&self) -> u64 {
+        u64::from(usize::BITS - (self.len() - self.head).leading_zeros())
+    }
+
+    /// Makes sure an entry starts at `t`, a copy of the one holding it.
+    fn split(&mut self, t: Time) {
+        let i = self.floor(t);
+        if self.keys[i] == t {
+            return;
+        }
+        let (h, w) = (self.head, self.width);
+        if h > 0 && i + 1 - h < self.len() - i {
+            // Fewer entries before: those up to `i` move down one, into the room before
+            // the present, which leaves `i - 1` and `i` alike.
+            self.keys.copy_within(h..=i, h - 1);
+            self.counts.copy_within(h..=i, h - 1);
+            self.bits.copy_within(h * w..(i + 1) * w, (h - 1) * w);
+            self.head -= 1;
+            self.keys[i] = t;
+        } else {
+            // Entry `i` and those after it move up one, which leaves `i` and `i + 1` alike.
+            self.keys.insert(i + 1, t);
+            self.counts.insert(i + 1, self.counts[i]);
+            let end = self.bits.len();
+            self.bits.resize(end + w, 0);
+            self.bits.copy_within(i * w..end, (i + 1) * w);
+        }
+    }
+
+    /// Removes the entry at `t`, if any, where it holds the same set as the one before.
+    fn coalesce(&mut self, t: Time) {
+        let i = self.floor(t);
+        if self.keys[i] != t || i == self.head || self.set(i) != self.set(i - 1) {
+            return;
+        }
+        let (h, w) = (self.head, self.width);
+        if i - h < self.len() - 1 - i {
+            // Fewer entries before: those before `i` move up one, over it.
+            self.keys.copy_within(h..i, h + 1);
+            self.counts.copy_within(h..i, h + 1);
+            self.bits.copy_within(h * w..i * w, (h + 1) * w);
+            self.head += 1;
+        } else {
+            self.keys.remove(i);
+            self.counts.remove(i);
+            self.bits.copy_within((i + 1) * w.., i * w);
+            self.bits.truncate(self.bits.len() - w);
+        }
+    }
+
+    /// Applies `f` to each word of the free sets over `[s, e)` with the matching word of
+    /// `set`, keeping the entries canonical: only the window's two ends can become
+    /// redundant, as every entry inside changes alike.
+    fn apply(&mut self, s: Time, e: Time, set: &RangeSet, f: fn(&mut u64, u64)) {
+        self.split(s);
+        self.split(e);
+        let mut mask = self.scratch.take();
+        mask.resize(self.width, 0);
+        set.write_bits(&mut mask);
+        let (from, to) = (self.floor(s), self.floor(e));
+        let w = self.width;
+        for i in from..to {
+            let words = &mut self.bits[i * w..(i + 1) * w];
+            words.iter_mut().zip(&mask).for_each(|(word, &m)| f(word, m));
+            self.counts[i] = ones(words);
+        }
+        self.scratch.replace(mask);
+        self.coalesce(e);
+        self.coalesce(s);
+    }
+
+    /// The words of the entries over `[s, e)` folded by `f`, as a set.
+    fn fold(&self, s: Time, e: Time, f: fn(&mut u64, u64)) -> RangeSet {
+        let mut acc = self.scratch.borrow_mut();
+        let first = self.floor(s);
+        acc.clear();
+        acc.extend_from_slice(self.set(first));
+        for i in first + 1..self.len() {
+            if self.keys[i] >= e {
+                break;
+            }
+            acc.iter_mut().zip(self.set(i)).for_each(|(a, &b)| f(a, b));
+        }
+        RangeSet::from_bits(&acc[..])
+    }
+
+    /// One past the last entry of the window from entry `i` until `window_end`.
+    fn window_end(&self, i: usize, window_end: Time) -> usize {
+        i + 1 + self.keys[i + 1..].partition_point(|&k| k < window_end)
+    }
+
+    /// Whether the entries `i..last` keep `n` ids free throughout, their intersection
+    /// left in `acc`; else the entry it failed at. Counts the entries intersected with
+    /// entry `i`'s set. `W` is
+    /// the width where the caller fixed it at compile time (0: read from `self`), so that
+    /// a small machine's word loops unroll.
+    fn window<const W: usize>(
+        &self,
+        acc: &mut [u64],
+        i: usize,
+        last: usize,
+        n: u32,
+        cost: &mut Cost,
+    ) -> Result<(), usize> {
+        let w = if W == 0 { self.width } else { W };
+        let acc = &mut acc[..w];
+        acc.copy_from_slice(&self.bits[i * w..(i + 1) * w]);
+        for j in i + 1..last {
+            cost.visited += 1;
+            if and_count(acc, &self.bits[j * w..(j + 1) * w]) < n {
+                return Err(j);
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Engine::earliest`] at width `W` (see [`window`](Self::window)).
+    fn search<const W: usize>(
+        &self,
+        at: &Basis,
+        ready: Time,
+        duration: Time,
+        n: u32,
+    ) -> (Option<TimeFrame>, Cost) {
+        let mut cost = Cost { search: self.search_steps(), ..Cost::default() };
+        let mut acc = self.scratch.borrow_mut();
+        let mut i = self.floor(at.config.floor(ready));
+        let mut potential = None;
+        let mut start = ready;
+        // Every candidate after `ready` is an entry's key, on a slot boundary, where the
+        // window's end is `key + ceil(duration)`: no division per candidate.
+        let span = at.config.ceil(duration);
+        let mut first = true;
+        // One past the current window's last entry, and how far from the candidate on
+        // every entry is known to hold at least `n` free ids: both only move forward, so
+        // a search reads each count about once for them.
+        let (mut last, mut clean) = (i + 1, i + 1);
+        let answer = loop {
+            // Entries with fewer than `n` free ids (blockers) start no window: passed
+            // over by their counts alone.
+            if self.counts[i] < n {
+                let Some(k) = self.counts[i..].iter().position(|&c| c >= n) else { break None };
+                cost.search += k as u64;
+                i += k;
+                start = self.keys[i];
+            }
+            let window = if first {
+                at.candidate(start, duration)
+            } else {
+                span.and_then(|span| {
+                    Some((start.checked_add(duration)?, start.checked_add(span).filter(|&e| e <= at.limit)?))
+                })
+            };
+            let Some((end, window_end)) = window else { break None };
+            first = false;
+            potential.get_or_insert(i);
+            last = last.max(i + 1);
+            while self.keys.get(last).is_some_and(|&k| k < window_end) {
+                last += 1;
+                cost.search += 1;
+            }
+            clean = clean.max(i + 1);
+            // Every candidate up to the window's last blocker has it in its window too,
+            // so the next one to try is past it; the counts, read back from the window's
+            // end as far as they are not known, find it without a set read.
+            if let Some(b) = self.counts[clean..last].iter().rposition(|&c| c < n) {
+                cost.visited += (last - (clean + b)) as u64;
+                i = clean + b + 1;
+                clean = last;
+            } else {
+                cost.visited += (last - clean) as u64;
+                clean = last;
+                match self.window::<W>(&mut acc, i, last, n, &mut cost) {
+                    Ok(()) => {
+                        break Some(TimeFrame { start, end, free: RangeSet::from_bits(&acc[..self.width]) })
+                    }
+                    Err(_) => i += 1,
+                }
+            }
+            let Some(&key) = self.keys.get(i) else { break None };
+            start = key;
+        };
+        if let Some(p) = potential.filter(|_| COUNTING) {
+            let m = (self.len() - p) as u64;
+            cost.worst = m * m;
+        }
+        (answer, cost)
+    }
+}
+
+impl Engine for Flat {
+    const KIND: Kind = Kind::Flat;
+
+    fn new(at: &Basis) -> Result<Self, Error> {
+        if at.capacity > MAX_CAPACITY {
+            return Err(Error::BadConfig {
+                reason: format!("{} ids are more than the {MAX_CAPACITY} a flat profile takes", at.capacity),
+            });
+        }
+        let width = at.capacity.div_ceil(64) as usize;
+        let mut bits = vec![0; width];
+        at.full.write_bits(&mut bits);
+        Ok(Self {
+            width,
+            head: 0,
+            keys: vec![at.now],
+            counts: vec![at.capacity],
+            bits,
+            scratch: RefCell::new(vec![0; width]),
+        })
+    }
+
+    fn check(&self, _: &Basis, s: Time, e: Time, n: u64) -> (Option<RangeSet>, Cost) {
+        let i = self.floor(s);
+        let mut cost = Cost { search: self.search_steps(), visited: 1, worst: (self.len() - i) as u64 };
+        // A count above the capacity never fits; the capacity is a u32.
+        let n = u32::try_from(n).unwrap_or(u32::MAX);
+        if self.counts[i] < n {
+            return (None, cost);
+        }
+        let mut acc = self.scratch.borrow_mut();
+        let fits = self.window::<0>(&mut acc, i, self.window_end(i, e), n, &mut cost).is_ok();
+        (fits.then(|| RangeSet::from_bits(&acc[..self.width])), cost)
+    }
+
+    fn earliest(&self, at: &Basis, ready: Time, duration: Time, n: u64) -> (Option<TimeFrame>, Cost) {
+        // A count above the capacity never fits; the capacity is a u32.
+        let n = u32::try_from(n).unwrap_or(u32::MAX);
+        match self.width {
+            1 => self.search::<1>(at, ready, duration, n),
+            2 => self.search::<2>(at, ready, duration, n),
+            3 => self.search::<3>(at, ready, duration, n),
+            4 => self.search::<4>(at, ready, duration, n),
+            _ => self.search::<0>(at, ready, duration, n),
+        }
+    }
+
+    fn free_throughout(&self, _: &Basis, s: Time, e: Time, _: &RangeSet) -> RangeSet {
+        self.fold(s, e, |a, b| *a &= b)
+    }
+
+    fn free_somewhere(&self, _: &Basis, s: Time, e: Time, _: &RangeSet) -> RangeSet {
+        self.fold(s, e, |a, b| *a |= b)
+    }
+
+    fn allocate(&mut self, _: &Basis, s: Time, e: Time, set: &RangeSet) {
+        self.apply(s, e, set, |word, m| *word &= !m);
+    }
+
+    fn release(&mut self, _: &Basis, s: Time, e: Time, set: &RangeSet) {
+        self.apply(s, e, set, |word, m| *word |= m);
+    }
+
+    fn steps<'a>(&'a self, _: &'a Basis, s: Time, e: Time) -> impl Iterator<Item = Step<'a>> {
+        // The first entry holds `s`, so its key is before `e` too.
+        (self.floor(s)..self.len())
+            .take_while(move |&i| self.keys[i] < e)
+            .map(|i| (self.keys[i], Cow::Owned(RangeSet::from_bits(self.set(i)))))
+    }
+
+    fn advance(&mut self, _: &Basis, now: Time) {
+        self.head = self.floor(now);
+        self.keys[self.head] = now;
+        if self.head > DROP_AFTER && 2 * self.head >= self.len() {
+            self.keys.drain(..self.head);
+            self.counts.drain(..self.head);
+            self.bits.drain(..self.head * self.width);
+            self.head = 0;
+        }
+    }
+
+    fn size(&self) -> usize {
+        self.len() - self.head
+    }
+
+    fn validate(&self, at: &Basis) -> Result<(), Invalid> {
+        let invalid = |why: String| Err(Self::KIND.invalid(why));
+        let (len, w) = (self.len(), self.width);
+        if w != at.capacity.div_ceil(64) as usize
+            || self.counts.len() != len
+            || self.bits.len() != len * w
+            || self.head >= len
+        {
+            return invalid(format!(
+                "the arrays disagree: {len} keys, {} counts, {} words of width {w}, head {}",
+                self.counts.len(),
+                self.bits.len(),
+                self.head
+            ));
+        }
+        if self.keys[self.head] != at.now {
+            return invalid(format!("the first entry {} is not at now = {}", self.keys[self.head], at.now));
+        }
+        for i in self.head + 1..len {
+            let (t0, t1) = (self.keys[i - 1], self.keys[i]);
+            if t0 >= t1 {
+                return invalid(format!("keys out of order: {t0} then {t1}"));
+            }
+        }
+        for i in self.head..len {
+            if self.counts[i] != ones(self.set(i)) {
+                return invalid(format!(
+                    "entry {} counts {} free ids, its set holds {}",
+                    self.keys[i],
+                    self.counts[i],
+                    ones(self.set(i))
+                ));
+            }
+        }
+        for i in self.head + 1..len {
+            if self.set(i) == self.set(i - 1) {
+                return invalid(format!(
+                    "entries at {} and {} hold the same free set",
+                    self.keys[i - 1],
+                    self.keys[i]
+                ));
+            }
+        }
+        if let Some(&t) = self.keys[self.head..].iter().find(|&&t| t % at.config.slot != 0) {
+            return invalid(format!("entry {t} is not on a slot boundary"));
+        }
+        let spare = (64 * w as u32 - at.capacity) as usize;
+        let beyond = |words: &[u64]| words.last().is_some_and(|&last| spare > 0 && last >> (64 - spare) != 0);
+        if let Some(i) = (self.head..len).find(|&i| beyond(self.set(i))) {
+            return invalid(format!("entry {} holds ids beyond the capacity", self.keys[i]));
+        }
+        Ok(())
+    }
+
+    #[cfg(feature = "planted")]
+    const INVARIANTS: &'static [&'static str] = &[
+        "the arrays agree",
+        "the first entry is at now",
+        "keys in order",
+        "counts match the sets",
+        "neighbouring entries differ",
+        "entries lie on slot boundaries",
+        "entries hold ids within the capacity",
+    ];
+
+    #[cfg(feature = "planted")]
+    fn corrupt(&mut self, at: &Basis, invariant: usize, pick: u64) -> bool {
+        let (head, len, w) = (self.head, self.len(), self.width);
+        // An entry after the first, where there is one.
+        let later = (len > head + 1).then(|| head + 1 + (pick % (len - head - 1) as u64) as usize);
+        let next_key = |i: usize| self.keys.get(i + 1).copied().unwrap_or(Time::MAX);
+        match invariant {
+            0 => self.counts.push(0),
+            1 => match at.now.checked_add(1).filter(|&t| t < next_key(head)) {
+                Some(t) => self.keys[head] = t,
+                None => return false,
+            },
+            2 => match later {
+                Some(i) => self.keys[i] = self.keys[i - 1],
+                None => return false,
+            },
+            3 => self.counts[head] += 1,
+            4 => match later {
+                Some(i) => {
+                    self.bits.copy_within((i - 1) * w..i * w, i * w);
+                    self.counts[i] = self.counts[i - 1];
+                }
+                None => return false,
+            },
+            5 => {
+                match later.filter(|&i| at.config.slot > 1 && self.keys[i].saturating_add(1) < next_key(i)) {
+                    Some(i) => self.keys[i] += 1,
+                    None => return false,
+                }
+            }
+            _ => {
+                let id = at.capacity as usize;
+                if id >= 64 * w {
+                    return false;
+                }
+                let i = head + (pick % (len - head) as u64) as usize;
+                self.bits[i * w + id / 64] |= 1 << (id % 64);
+                self.counts[i] += 1;
+            }
+        }
+        true
+    }
+}
