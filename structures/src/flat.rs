@@ -152,10 +152,7 @@ impl Flat {
         let first = self.floor(s);
         acc.clear();
         acc.extend_from_slice(self.set(first));
-        for i in first + 1..self.len() {
-            if self.keys[i] >= e {
-                break;
-            }
+        for i in first + 1..self.window_end(first, e) {
             acc.iter_mut().zip(self.set(i)).for_each(|(a, &b)| f(a, b));
         }
         RangeSet::from_bits(&acc[..])
@@ -167,10 +164,9 @@ impl Flat {
     }
 
     /// Whether the entries `i..last` keep `n` ids free throughout, their intersection
-    /// left in `acc`; else the entry it failed at. Counts the entries intersected with
-    /// entry `i`'s set. `W` is
-    /// the width where the caller fixed it at compile time (0: read from `self`), so that
-    /// a small machine's word loops unroll.
+    /// left in `acc`. Counts the entries intersected with entry `i`'s set. `W` is the
+    /// width where the caller fixed it at compile time (0: read from `self`), so that a
+    /// small machine's word loops unroll.
     fn window<const W: usize>(
         &self,
         acc: &mut [u64],
@@ -178,17 +174,17 @@ impl Flat {
         last: usize,
         n: u32,
         cost: &mut Cost,
-    ) -> Result<(), usize> {
+    ) -> bool {
         let w = if W == 0 { self.width } else { W };
         let acc = &mut acc[..w];
         acc.copy_from_slice(&self.bits[i * w..(i + 1) * w]);
         for j in i + 1..last {
             cost.visited += 1;
             if and_count(acc, &self.bits[j * w..(j + 1) * w]) < n {
-                return Err(j);
+                return false;
             }
         }
-        Ok(())
+        true
     }
 
     /// [`Engine::earliest`] at width `W` (see [`window`](Self::window)).
@@ -247,12 +243,10 @@ impl Flat {
             } else {
                 cost.visited += (last - clean) as u64;
                 clean = last;
-                match self.window::<W>(&mut acc, i, last, n, &mut cost) {
-                    Ok(()) => {
-                        break Some(TimeFrame { start, end, free: RangeSet::from_bits(&acc[..self.width]) })
-                    }
-                    Err(_) => i += 1,
+                if self.window::<W>(&mut acc, i, last, n, &mut cost) {
+                    break Some(TimeFrame { start, end, free: RangeSet::from_bits(&acc[..self.width]) });
                 }
+                i += 1;
             }
             let Some(&key) = self.keys.get(i) else { break None };
             start = key;
@@ -296,7 +290,7 @@ impl Engine for Flat {
             return (None, cost);
         }
         let mut acc = self.scratch.borrow_mut();
-        let fits = self.window::<0>(&mut acc, i, self.window_end(i, e), n, &mut cost).is_ok();
+        let fits = self.window::<0>(&mut acc, i, self.window_end(i, e), n, &mut cost);
         (fits.then(|| RangeSet::from_bits(&acc[..self.width])), cost)
     }
 
