@@ -142,6 +142,9 @@ impl Runner {
     ///
     /// # Errors
     /// The structure refused it, or (verified) it diverged from the oracle.
+    // Inlined into the loop's step: the outcome it returns holds an id set inline, and a
+    // call boundary copies it once more.
+    #[inline]
     pub(crate) fn step(&mut self, id: i64, op: &Op) -> Result<Outcome, ReplayError> {
         let outcome = match self {
             Runner::Plain(index) => oracle::apply(index.as_mut(), op),

@@ -28,6 +28,10 @@ pub const MAX_CAPACITY: u32 = 1 << 16;
 /// many and they are at least half of the arrays: O(1) amortised per entry.
 const DROP_AFTER: usize = 32;
 
+/// The widest machine, in words, whose word loops are compiled for its width and whose
+/// sets are read whole.
+const NARROW: usize = 4;
+
 /// The engine: the profile's entries from `head` on, in key order.
 #[derive(Debug, Clone)]
 pub struct Flat {
@@ -127,33 +131,52 @@ impl Flat {
 
     /// Applies `f` to each word of the free sets over `[s, e)` with the matching word of
     /// `set`, keeping the entries canonical: only the window's two ends can become
-    /// redundant, as every entry inside changes alike.
-    fn apply(&mut self, s: Time, e: Time, set: &RangeSet, f: fn(&mut u64, u64)) {
+    /// redundant, as every entry inside changes alike. Only the words `set` has ids in
+    /// are read: a job's set spans a few words of a wide machine's.
+    fn apply(&mut self, s: Time, e: Time, set: &RangeSet, f: impl Fn(&mut u64, u64)) {
         self.split(s);
         self.split(e);
         let mut mask = self.scratch.take();
         mask.resize(self.width, 0);
         set.write_bits(&mut mask);
-        let (from, to) = (self.floor(s), self.floor(e));
         let w = self.width;
-        for i in from..to {
-            let words = &mut self.bits[i * w..(i + 1) * w];
-            words.iter_mut().zip(&mask).for_each(|(word, &m)| f(word, m));
-            self.counts[i] = ones(words);
+        let (lo, hi) = self.span(&mask);
+        let (from, to) = (self.floor(s), self.floor(e));
+        if hi - lo == w {
+            for i in from..to {
+                let words = &mut self.bits[i * w..(i + 1) * w];
+                words.iter_mut().zip(&mask).for_each(|(word, &m)| f(word, m));
+                self.counts[i] = ones(words);
+            }
+        } else {
+            for i in from..to {
+                let words = &mut self.bits[i * w + lo..i * w + hi];
+                // The ids outside the words read stay as they were.
+                let rest = self.counts[i] - ones(words);
+                words.iter_mut().zip(&mask[lo..hi]).for_each(|(word, &m)| f(word, m));
+                self.counts[i] = rest + ones(words);
+            }
         }
         self.scratch.replace(mask);
         self.coalesce(e);
         self.coalesce(s);
     }
 
-    /// The words of the entries over `[s, e)` folded by `f`, as a set.
-    fn fold(&self, s: Time, e: Time, f: fn(&mut u64, u64)) -> RangeSet {
+    /// The words of the entries over `[s, e)` folded by `f`, as a set, exact on the ids
+    /// of `among` (the words it has no id in are left empty).
+    fn fold(&self, s: Time, e: Time, among: &RangeSet, f: impl Fn(&mut u64, u64)) -> RangeSet {
         let mut acc = self.scratch.borrow_mut();
+        acc.resize(self.width, 0);
+        let (lo, hi) = if self.width <= NARROW {
+            (0, self.width)
+        } else {
+            among.write_bits(&mut acc);
+            self.span(&acc)
+        };
         let first = self.floor(s);
-        acc.clear();
-        acc.extend_from_slice(self.set(first));
+        acc[lo..hi].copy_from_slice(&self.set(first)[lo..hi]);
         for i in first + 1..self.window_end(first, e) {
-            acc.iter_mut().zip(self.set(i)).for_each(|(a, &b)| f(a, b));
+            acc[lo..hi].iter_mut().zip(&self.set(i)[lo..hi]).for_each(|(a, &b)| f(a, b));
         }
         RangeSet::from_bits(&acc[..])
     }
@@ -161,6 +184,19 @@ impl Flat {
     /// One past the last entry of the window from entry `i` until `window_end`.
     fn window_end(&self, i: usize, window_end: Time) -> usize {
         i + 1 + self.keys[i + 1..].partition_point(|&k| k < window_end)
+    }
+
+    /// The words of an update's or a query's `set` to read: from its first non-zero
+    /// word to its last on a wide machine, where a job's set spans a few of them, and
+    /// every word on a narrow one, where finding the span costs more than it saves.
+    fn span(&self, set: &[u64]) -> (usize, usize) {
+        if self.width <= NARROW {
+            return (0, self.width);
+        }
+        match set.iter().position(|&w| w != 0) {
+            Some(lo) => (lo, set.iter().rposition(|&w| w != 0).map_or(lo, |last| last + 1)),
+            None => (0, 0),
+        }
     }
 
     /// Whether the entries `i..last` keep `n` ids free throughout, their intersection
@@ -178,12 +214,32 @@ impl Flat {
         let w = if W == 0 { self.width } else { W };
         let acc = &mut acc[..w];
         acc.copy_from_slice(&self.bits[i * w..(i + 1) * w]);
+        if W == 0 && w > NARROW {
+            // A wide machine: only the words still holding ids are read on, as the
+            // intersection empties from its ends.
+            let (mut lo, mut hi) = self.span(acc);
+            for j in i + 1..last {
+                if and_count(&mut acc[lo..hi], &self.bits[j * w + lo..j * w + hi]) < n {
+                    cost.visited += (j - i) as u64;
+                    return false;
+                }
+                while lo < hi && acc[lo] == 0 {
+                    lo += 1;
+                }
+                while lo < hi && acc[hi - 1] == 0 {
+                    hi -= 1;
+                }
+            }
+            cost.visited += (last - i - 1) as u64;
+            return true;
+        }
         for j in i + 1..last {
-            cost.visited += 1;
             if and_count(acc, &self.bits[j * w..(j + 1) * w]) < n {
+                cost.visited += (j - i) as u64;
                 return false;
             }
         }
+        cost.visited += (last - i - 1) as u64;
         true
     }
 
@@ -228,10 +284,11 @@ impl Flat {
             first = false;
             potential.get_or_insert(i);
             last = last.max(i + 1);
+            let from = last;
             while self.keys.get(last).is_some_and(|&k| k < window_end) {
                 last += 1;
-                cost.search += 1;
             }
+            cost.search += (last - from) as u64;
             clean = clean.max(i + 1);
             // Every candidate up to the window's last blocker has it in its window too,
             // so the next one to try is past it; the counts, read back from the window's
@@ -306,12 +363,12 @@ impl Engine for Flat {
         }
     }
 
-    fn free_throughout(&self, _: &Basis, s: Time, e: Time, _: &RangeSet) -> RangeSet {
-        self.fold(s, e, |a, b| *a &= b)
+    fn free_throughout(&self, _: &Basis, s: Time, e: Time, among: &RangeSet) -> RangeSet {
+        self.fold(s, e, among, |a, b| *a &= b)
     }
 
-    fn free_somewhere(&self, _: &Basis, s: Time, e: Time, _: &RangeSet) -> RangeSet {
-        self.fold(s, e, |a, b| *a |= b)
+    fn free_somewhere(&self, _: &Basis, s: Time, e: Time, among: &RangeSet) -> RangeSet {
+        self.fold(s, e, among, |a, b| *a |= b)
     }
 
     fn allocate(&mut self, _: &Basis, s: Time, e: Time, set: &RangeSet) {

@@ -220,8 +220,10 @@ impl Run {
             structure,
             verified,
             jobs,
-            checks: Vec::new(),
-            searches: Vec::new(),
+            // A policy checks and searches about once a job: room for that up front, so
+            // that the replay does not copy them as they grow.
+            checks: Vec::with_capacity(jobs),
+            searches: Vec::with_capacity(jobs),
             ops: BTreeMap::new(),
             sizes: Vec::new(),
             unplaced: 0,

@@ -132,15 +132,19 @@ impl<'a> Sim<'a> {
             self.run.reach = self.run.reach.max(reach);
         }
         let kind = op.kind();
-        let outcome = self.runner.step(id, op)?;
-        self.ops[kind as usize] += 1;
-        let cost = self.runner.index().last_cost().unwrap_or_default();
-        match kind {
-            OpKind::Check => self.run.checks.push(cost),
-            OpKind::Earliest => self.run.searches.push(cost),
-            _ => {}
+        // The result is returned as it came, not unwrapped and rewrapped: an outcome
+        // holds an id set inline, and each move copies it.
+        let result = self.runner.step(id, op);
+        if result.is_ok() {
+            self.ops[kind as usize] += 1;
+            let cost = self.runner.index().last_cost().unwrap_or_default();
+            match kind {
+                OpKind::Check => self.run.checks.push(cost),
+                OpKind::Earliest => self.run.searches.push(cost),
+                _ => {}
+            }
         }
-        Ok(outcome)
+        result
     }
 
     /// [`EventLoop::ends_within_horizon`], counting the windows that do not (no op is made for
@@ -157,10 +161,10 @@ impl<'a> Sim<'a> {
     /// released.
     fn end(&mut self, i: usize) -> Result<(), ReplayError> {
         let r = self.requests[i];
-        let Some(p) = self.placed[i].clone() else { return Ok(()) };
+        let Some(p) = &self.placed[i] else { return Ok(()) };
         if self.options.mode == Mode::Simulate && r.runtime < r.duration {
-            let ended = p.start + r.runtime;
-            self.step(r.id, &Op::Release { start: ended, end: p.end, set: p.set })?;
+            let op = Op::Release { start: p.start + r.runtime, end: p.end, set: p.set.clone() };
+            self.step(r.id, &op)?;
         }
         Ok(())
     }

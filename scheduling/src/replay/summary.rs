@@ -21,21 +21,30 @@ pub fn trimmed(costs: &[Cost], trim: usize) -> &[Cost] {
     }
 }
 
-/// `visited / worst` of each call with a worst case.
+/// `visited / worst` of each call with a worst case, in call order.
+fn unsorted_fractions(costs: &[Cost]) -> Vec<f64> {
+    costs.iter().filter(|c| c.worst > 0).map(|c| c.visited as f64 / c.worst as f64).collect()
+}
+
+/// `visited / worst` of each call with a worst case, sorted.
 fn fractions(costs: &[Cost]) -> Vec<f64> {
-    let mut r: Vec<f64> =
-        costs.iter().filter(|c| c.worst > 0).map(|c| c.visited as f64 / c.worst as f64).collect();
+    let mut r = unsorted_fractions(costs);
     // Values equal under `total_cmp` are the same bits, so an unstable sort orders them
     // as a stable one would, in a fraction of the time.
     r.sort_unstable_by(f64::total_cmp);
     r
 }
 
+/// The index of the nearest-rank percentile `p` among `len` values (`len > 0`).
+fn rank(len: usize, p: f64) -> usize {
+    ((p * len as f64).ceil() as usize).clamp(1, len) - 1
+}
+
 /// Nearest-rank percentile of sorted values (`NaN` when empty).
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     match sorted.len() {
         0 => f64::NAN,
-        len => sorted[((p * len as f64).ceil() as usize).clamp(1, len) - 1],
+        len => sorted[rank(len, p)],
     }
 }
 
@@ -64,14 +73,18 @@ pub struct Ratios {
 
 /// Summarises costs; nearest-rank percentiles.
 pub fn ratios(costs: &[Cost]) -> Ratios {
-    let r = fractions(costs);
-    Ratios {
-        calls: r.len(),
-        mean: mean(&r),
-        p50: percentile(&r, 0.5),
-        p90: percentile(&r, 0.9),
-        p99: percentile(&r, 0.99),
+    let mut r = unsorted_fractions(costs);
+    let (calls, mean) = (r.len(), mean(&r));
+    if calls == 0 {
+        return Ratios { calls, mean, p50: f64::NAN, p90: f64::NAN, p99: f64::NAN };
     }
+    // Three selections, each narrowing the next, instead of a sort: the value at a rank
+    // is the same (equal values under `total_cmp` are the same bits).
+    let (k50, k90, k99) = (rank(calls, 0.5), rank(calls, 0.9), rank(calls, 0.99));
+    let p99 = *r.select_nth_unstable_by(k99, f64::total_cmp).1;
+    let p90 = *r[..=k99].select_nth_unstable_by(k90, f64::total_cmp).1;
+    let p50 = *r[..=k90].select_nth_unstable_by(k50, f64::total_cmp).1;
+    Ratios { calls, mean, p50, p90, p99 }
 }
 
 /// A box of rbtree-availability-profile's Figure 5: quartiles of `visited / worst`, whiskers at the most

@@ -45,3 +45,25 @@ fn large_unvisited_counts_fall_into_power_of_two_bins() {
     let h = unvisited(&[cost(0, 1_023), cost(0, 1_024), cost(0, 2_047), cost(10, 5_000)]);
     assert_eq!(h.into_iter().collect::<Vec<_>>(), [(1_023, 1), (1_024, 2), (4_096, 1)]);
 }
+
+#[test]
+fn ratio_percentiles_are_the_ranks_of_the_sorted_fractions() {
+    use rand::{rngs::StdRng, Rng, SeedableRng};
+    let mut rng = StdRng::seed_from_u64(7);
+    for len in [1, 2, 3, 10, 99, 100, 101, 1_000] {
+        // Few distinct values, so that ranks fall among equal ones.
+        let costs: Vec<Cost> =
+            (0..len).map(|_| cost(rng.random_range(0..8), rng.random_range(0..4))).collect();
+        let mut sorted: Vec<f64> =
+            costs.iter().filter(|c| c.worst > 0).map(|c| c.visited as f64 / c.worst as f64).collect();
+        sorted.sort_by(f64::total_cmp);
+        let r = ratios(&costs);
+        assert_eq!(r.calls, sorted.len());
+        let rank = |p: f64| sorted[((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1];
+        if sorted.is_empty() {
+            assert!(r.p50.is_nan() && r.p90.is_nan() && r.p99.is_nan() && r.mean.is_nan());
+        } else {
+            assert_eq!((r.p50, r.p90, r.p99), (rank(0.5), rank(0.9), rank(0.99)), "{len} calls");
+        }
+    }
+}
