@@ -1,11 +1,13 @@
 //! `flat`: rbtree-availability-profile's availability profile (section III) in flat
-//! arrays. Each entry's key, its number of free ids and its free set, as bits in words
-//! of the capacity's width, sit side by side in three vectors; the entries before the
-//! present stay at the front until they are half of them, then go in one move.
+//! arrays. Each entry's key, its number of free ids and the slot of a pool holding its
+//! free set, as bits in words of the capacity's width, sit side by side in three
+//! vectors; the entries before the present stay at the front until they are half of
+//! them, then go in one move.
 //!
 //! A lookup is a binary search, and every walk reads the arrays in order. An update that
 //! adds or removes an entry shifts the entries on its shorter side (those before it move
-//! into the room the present left), O(n), but in one `memmove`:
+//! into the room the present left), O(n), but in one `memmove` of keys, counts and slot
+//! numbers, whatever the machine's width:
 //! at the profile sizes of real traces (hundreds to a few thousand entries), that costs
 //! less than a tree's rebalancing, and a walk that reads consecutive words runs at
 //! several instructions a cycle where a tree's walk waits on each pointer. The search is
@@ -42,8 +44,14 @@ pub struct Flat {
     keys: Vec<Time>,
     /// Each entry's number of free ids, which rules out most candidates unread.
     counts: Vec<u32>,
-    /// Each entry's free set, `width` words from `index * width`.
-    bits: Vec<u64>,
+    /// Each entry's free set: its slot of `pool`. The entries before `head` hold slots
+    /// too, each its own, which a shift into their room reuses.
+    slots: Vec<usize>,
+    /// The free sets' words, `width` from `slot * width`: an entry that moves moves its
+    /// slot's number, not its words (18 of them on SDSC-BLUE's 1,152 ids).
+    pool: Vec<u64>,
+    /// The slots no entry holds.
+    spare: Vec<usize>,
     /// Room for a window's intersection, or an update's set, without allocating.
     scratch: RefCell<Vec<u64>>,
 }
@@ -70,7 +78,22 @@ impl Flat {
 
     /// Entry `i`'s free set as words.
     fn set(&self, i: usize) -> &[u64] {
-        &self.bits[i * self.width..(i + 1) * self.width]
+        let at = self.slots[i] * self.width;
+        &self.pool[at..at + self.width]
+    }
+
+    /// A slot no entry holds, taken from the spare ones or added to the pool.
+    fn take_slot(&mut self) -> usize {
+        self.spare.pop().unwrap_or_else(|| {
+            self.pool.resize(self.pool.len() + self.width, 0);
+            self.pool.len() / self.width - 1
+        })
+    }
+
+    /// Copies entry `i`'s set into `slot`.
+    fn copy_set(&mut self, i: usize, slot: usize) {
+        let w = self.width;
+        self.pool.copy_within(self.slots[i] * w..(self.slots[i] + 1) * w, slot * w);
     }
 
     /// The entry holding `t`, the last with key `<= t` (`t` is at or after the present).
@@ -83,49 +106,61 @@ impl Flat {
         u64::from(usize::BITS - (self.len() - self.head).leading_zeros())
     }
 
-    /// Makes sure an entry starts at `t`, a copy of the one holding it.
-    fn split(&mut self, t: Time) {
-        let i = self.floor(t);
+    /// Makes sure an entry starts at `t`, a copy of the one holding it; its index. The
+    /// search starts at entry `from`, whose key is `<= t`. The entries before it may move
+    /// down one (`head` does).
+    fn split(&mut self, from: usize, t: Time) -> usize {
+        let i = from + self.keys[from..].partition_point(|&k| k <= t) - 1;
         if self.keys[i] == t {
-            return;
+            return i;
         }
-        let (h, w) = (self.head, self.width);
+        let h = self.head;
         if h > 0 && i + 1 - h < self.len() - i {
             // Fewer entries before: those up to `i` move down one, into the room before
-            // the present, which leaves `i - 1` and `i` alike.
+            // the present, and the entry gone from there lends its slot to `i`'s copy.
+            let slot = self.slots[h - 1];
+            self.copy_set(i, slot);
             self.keys.copy_within(h..=i, h - 1);
             self.counts.copy_within(h..=i, h - 1);
-            self.bits.copy_within(h * w..(i + 1) * w, (h - 1) * w);
+            self.slots.copy_within(h..=i, h - 1);
             self.head -= 1;
             self.keys[i] = t;
+            self.slots[i] = slot;
+            i
         } else {
-            // Entry `i` and those after it move up one, which leaves `i` and `i + 1` alike.
+            // The entries after `i` move up one, for a copy of it.
+            let slot = self.take_slot();
+            self.copy_set(i, slot);
             self.keys.insert(i + 1, t);
             self.counts.insert(i + 1, self.counts[i]);
-            let end = self.bits.len();
-            self.bits.resize(end + w, 0);
-            self.bits.copy_within(i * w..end, (i + 1) * w);
+            self.slots.insert(i + 1, slot);
+            i + 1
         }
     }
 
-    /// Removes the entry at `t`, if any, where it holds the same set as the one before.
-    fn coalesce(&mut self, t: Time) {
-        let i = self.floor(t);
-        if self.keys[i] != t || i == self.head || self.set(i) != self.set(i - 1) {
-            return;
+    /// Removes entry `i` where it holds the same set as the one before; whether the
+    /// entries before it moved up one (`head` did).
+    fn coalesce(&mut self, i: usize) -> bool {
+        if i == self.head || self.set(i) != self.set(i - 1) {
+            return false;
         }
-        let (h, w) = (self.head, self.width);
+        let h = self.head;
+        let slot = self.slots[i];
         if i - h < self.len() - 1 - i {
-            // Fewer entries before: those before `i` move up one, over it.
+            // Fewer entries before: those before `i` move up one, over it, and the room
+            // they leave keeps its slot.
             self.keys.copy_within(h..i, h + 1);
             self.counts.copy_within(h..i, h + 1);
-            self.bits.copy_within(h * w..i * w, (h + 1) * w);
+            self.slots.copy_within(h..i, h + 1);
+            self.slots[h] = slot;
             self.head += 1;
+            true
         } else {
             self.keys.remove(i);
             self.counts.remove(i);
-            self.bits.copy_within((i + 1) * w.., i * w);
-            self.bits.truncate(self.bits.len() - w);
+            self.slots.remove(i);
+            self.spare.push(slot);
+            false
         }
     }
 
@@ -134,23 +169,28 @@ impl Flat {
     /// redundant, as every entry inside changes alike. Only the words `set` has ids in
     /// are read: a job's set spans a few words of a wide machine's.
     fn apply(&mut self, s: Time, e: Time, set: &RangeSet, f: impl Fn(&mut u64, u64)) {
-        self.split(s);
-        self.split(e);
+        // Two searches in all: `e`'s starts from `s`'s entry, and each move of the entries
+        // before is followed by the indices.
+        let from = self.split(self.head, s);
+        let head = self.head;
+        let to = self.split(from, e);
+        let from = from - (head - self.head);
         let mut mask = self.scratch.take();
         mask.resize(self.width, 0);
         set.write_bits(&mut mask);
         let w = self.width;
         let (lo, hi) = self.span(&mask);
-        let (from, to) = (self.floor(s), self.floor(e));
         if hi - lo == w {
             for i in from..to {
-                let words = &mut self.bits[i * w..(i + 1) * w];
+                let at = self.slots[i] * w;
+                let words = &mut self.pool[at..at + w];
                 words.iter_mut().zip(&mask).for_each(|(word, &m)| f(word, m));
                 self.counts[i] = ones(words);
             }
         } else {
             for i in from..to {
-                let words = &mut self.bits[i * w + lo..i * w + hi];
+                let at = self.slots[i] * w;
+                let words = &mut self.pool[at + lo..at + hi];
                 // The ids outside the words read stay as they were.
                 let rest = self.counts[i] - ones(words);
                 words.iter_mut().zip(&mask[lo..hi]).for_each(|(word, &m)| f(word, m));
@@ -158,8 +198,8 @@ impl Flat {
             }
         }
         self.scratch.replace(mask);
-        self.coalesce(e);
-        self.coalesce(s);
+        let moved = self.coalesce(to);
+        self.coalesce(from + usize::from(moved));
     }
 
     /// The words of the entries over `[s, e)` folded by `f`, as a set, exact on the ids
@@ -213,13 +253,14 @@ impl Flat {
     ) -> bool {
         let w = if W == 0 { self.width } else { W };
         let acc = &mut acc[..w];
-        acc.copy_from_slice(&self.bits[i * w..(i + 1) * w]);
+        let words = |j: usize| self.slots[j] * w;
+        acc.copy_from_slice(&self.pool[words(i)..words(i) + w]);
         if W == 0 && w > NARROW {
             // A wide machine: only the words still holding ids are read on, as the
             // intersection empties from its ends.
             let (mut lo, mut hi) = self.span(acc);
             for j in i + 1..last {
-                if and_count(&mut acc[lo..hi], &self.bits[j * w + lo..j * w + hi]) < n {
+                if and_count(&mut acc[lo..hi], &self.pool[words(j) + lo..words(j) + hi]) < n {
                     cost.visited += (j - i) as u64;
                     return false;
                 }
@@ -234,7 +275,7 @@ impl Flat {
             return true;
         }
         for j in i + 1..last {
-            if and_count(acc, &self.bits[j * w..(j + 1) * w]) < n {
+            if and_count(acc, &self.pool[words(j)..words(j) + w]) < n {
                 cost.visited += (j - i) as u64;
                 return false;
             }
@@ -253,39 +294,35 @@ impl Flat {
     ) -> (Option<TimeFrame>, Cost) {
         let mut cost = Cost { search: self.search_steps(), ..Cost::default() };
         let mut acc = self.scratch.borrow_mut();
-        let mut i = self.floor(at.config.floor(ready));
-        let mut potential = None;
-        let mut start = ready;
+        let (keys, counts) = (&self.keys[..], &self.counts[..]);
         // Every candidate after `ready` is an entry's key, on a slot boundary, where the
         // window's end is `key + ceil(duration)`: no division per candidate.
         let span = at.config.ceil(duration);
-        let mut first = true;
+        let next_end = |key: Time| span.and_then(|span| key.checked_add(span)).filter(|&e| e <= at.limit);
+        let mut i = self.floor(at.config.floor(ready));
+        let mut start = ready;
+        // Entries with fewer than `n` free ids (blockers) start no window: passed over by
+        // their counts alone.
+        let mut window_end = if counts[i] < n {
+            let Some(k) = counts[i..].iter().position(|&c| c >= n) else { return (None, cost) };
+            cost.search += k as u64;
+            i += k;
+            start = keys[i];
+            next_end(start)
+        } else {
+            at.candidate(ready, duration).map(|(_, e)| e)
+        };
+        // The first candidate, for the worst case: none if its window ends past the horizon.
+        let potential = window_end.is_some().then_some(i);
         // One past the current window's last entry, and how far from the candidate on
         // every entry is known to hold at least `n` free ids: both only move forward, so
         // a search reads each count about once for them.
         let (mut last, mut clean) = (i + 1, i + 1);
         let answer = loop {
-            // Entries with fewer than `n` free ids (blockers) start no window: passed
-            // over by their counts alone.
-            if self.counts[i] < n {
-                let Some(k) = self.counts[i..].iter().position(|&c| c >= n) else { break None };
-                cost.search += k as u64;
-                i += k;
-                start = self.keys[i];
-            }
-            let window = if first {
-                at.candidate(start, duration)
-            } else {
-                span.and_then(|span| {
-                    Some((start.checked_add(duration)?, start.checked_add(span).filter(|&e| e <= at.limit)?))
-                })
-            };
-            let Some((end, window_end)) = window else { break None };
-            first = false;
-            potential.get_or_insert(i);
+            let Some(end_time) = window_end else { break None };
             last = last.max(i + 1);
             let from = last;
-            while self.keys.get(last).is_some_and(|&k| k < window_end) {
+            while keys.get(last).is_some_and(|&k| k < end_time) {
                 last += 1;
             }
             cost.search += (last - from) as u64;
@@ -293,7 +330,7 @@ impl Flat {
             // Every candidate up to the window's last blocker has it in its window too,
             // so the next one to try is past it; the counts, read back from the window's
             // end as far as they are not known, find it without a set read.
-            if let Some(b) = self.counts[clean..last].iter().rposition(|&c| c < n) {
+            if let Some(b) = counts[clean..last].iter().rposition(|&c| c < n) {
                 cost.visited += (last - (clean + b)) as u64;
                 i = clean + b + 1;
                 clean = last;
@@ -301,12 +338,20 @@ impl Flat {
                 cost.visited += (last - clean) as u64;
                 clean = last;
                 if self.window::<W>(&mut acc, i, last, n, &mut cost) {
+                    // Within the window's end, so no overflow.
+                    let end = start + duration;
                     break Some(TimeFrame { start, end, free: RangeSet::from_bits(&acc[..self.width]) });
                 }
                 i += 1;
             }
-            let Some(&key) = self.keys.get(i) else { break None };
+            if counts.get(i).is_some_and(|&c| c < n) {
+                let Some(k) = counts[i..].iter().position(|&c| c >= n) else { break None };
+                cost.search += k as u64;
+                i += k;
+            }
+            let Some(&key) = keys.get(i) else { break None };
             start = key;
+            window_end = next_end(start);
         };
         if let Some(p) = potential.filter(|_| COUNTING) {
             let m = (self.len() - p) as u64;
@@ -326,14 +371,16 @@ impl Engine for Flat {
             });
         }
         let width = at.capacity.div_ceil(64) as usize;
-        let mut bits = vec![0; width];
-        at.full.write_bits(&mut bits);
+        let mut pool = vec![0; width];
+        at.full.write_bits(&mut pool);
         Ok(Self {
             width,
             head: 0,
             keys: vec![at.now],
             counts: vec![at.capacity],
-            bits,
+            slots: vec![0],
+            pool,
+            spare: Vec::new(),
             scratch: RefCell::new(vec![0; width]),
         })
     }
@@ -392,7 +439,7 @@ impl Engine for Flat {
         if self.head > DROP_AFTER && 2 * self.head >= self.len() {
             self.keys.drain(..self.head);
             self.counts.drain(..self.head);
-            self.bits.drain(..self.head * self.width);
+            self.spare.extend(self.slots.drain(..self.head));
             self.head = 0;
         }
     }
@@ -406,15 +453,34 @@ impl Engine for Flat {
         let (len, w) = (self.len(), self.width);
         if w != at.capacity.div_ceil(64) as usize
             || self.counts.len() != len
-            || self.bits.len() != len * w
+            || self.slots.len() != len
+            || !self.pool.len().is_multiple_of(w)
             || self.head >= len
         {
             return invalid(format!(
-                "the arrays disagree: {len} keys, {} counts, {} words of width {w}, head {}",
+                "the arrays disagree: {len} keys, {} counts, {} slots, {} words of width {w}, head {}",
                 self.counts.len(),
-                self.bits.len(),
+                self.slots.len(),
+                self.pool.len(),
                 self.head
             ));
+        }
+        // Every slot of the pool is held by one entry (before the present or not) or is
+        // spare, never both nor twice.
+        let mut held = vec![false; self.pool.len() / w];
+        for &slot in self.slots.iter().chain(&self.spare) {
+            match held.get_mut(slot) {
+                Some(seen) if !*seen => *seen = true,
+                _ => {
+                    return invalid(format!(
+                        "slot {slot} of {} is held twice or is not in the pool",
+                        held.len()
+                    ))
+                }
+            }
+        }
+        if let Some(slot) = held.iter().position(|&seen| !seen) {
+            return invalid(format!("slot {slot} is neither held nor spare"));
         }
         if self.keys[self.head] != at.now {
             return invalid(format!("the first entry {} is not at now = {}", self.keys[self.head], at.now));
@@ -458,6 +524,7 @@ impl Engine for Flat {
     #[cfg(feature = "planted")]
     const INVARIANTS: &'static [&'static str] = &[
         "the arrays agree",
+        "each slot is held once",
         "the first entry is at now",
         "keys in order",
         "counts match the sets",
@@ -474,23 +541,24 @@ impl Engine for Flat {
         let next_key = |i: usize| self.keys.get(i + 1).copied().unwrap_or(Time::MAX);
         match invariant {
             0 => self.counts.push(0),
-            1 => match at.now.checked_add(1).filter(|&t| t < next_key(head)) {
+            1 => self.spare.push(self.slots[(pick % len as u64) as usize]),
+            2 => match at.now.checked_add(1).filter(|&t| t < next_key(head)) {
                 Some(t) => self.keys[head] = t,
                 None => return false,
             },
-            2 => match later {
+            3 => match later {
                 Some(i) => self.keys[i] = self.keys[i - 1],
                 None => return false,
             },
-            3 => self.counts[head] += 1,
-            4 => match later {
+            4 => self.counts[head] += 1,
+            5 => match later {
                 Some(i) => {
-                    self.bits.copy_within((i - 1) * w..i * w, i * w);
+                    self.copy_set(i - 1, self.slots[i]);
                     self.counts[i] = self.counts[i - 1];
                 }
                 None => return false,
             },
-            5 => {
+            6 => {
                 match later.filter(|&i| at.config.slot > 1 && self.keys[i].saturating_add(1) < next_key(i)) {
                     Some(i) => self.keys[i] += 1,
                     None => return false,
@@ -502,7 +570,7 @@ impl Engine for Flat {
                     return false;
                 }
                 let i = head + (pick % (len - head) as u64) as usize;
-                self.bits[i * w + id / 64] |= 1 << (id % 64);
+                self.pool[self.slots[i] * w + id / 64] |= 1 << (id % 64);
                 self.counts[i] += 1;
             }
         }
