@@ -295,34 +295,41 @@ impl Flat {
         let mut cost = Cost { search: self.search_steps(), ..Cost::default() };
         let mut acc = self.scratch.borrow_mut();
         let (keys, counts) = (&self.keys[..], &self.counts[..]);
+        let len = keys.len();
         // Every candidate after `ready` is an entry's key, on a slot boundary, where the
-        // window's end is `key + ceil(duration)`: no division per candidate.
+        // window's end is `key + span`: no division per candidate, and no overflow up to
+        // `last_start`, past which every window ends beyond the horizon.
         let span = at.config.ceil(duration);
-        let next_end = |key: Time| span.and_then(|span| key.checked_add(span)).filter(|&e| e <= at.limit);
+        let last_start = span.and_then(|span| at.limit.checked_sub(span));
+        let span = span.unwrap_or(0);
         let mut i = self.floor(at.config.floor(ready));
         let mut start = ready;
         // Entries with fewer than `n` free ids (blockers) start no window: passed over by
         // their counts alone.
-        let mut window_end = if counts[i] < n {
+        let first_end = if counts[i] < n {
             let Some(k) = counts[i..].iter().position(|&c| c >= n) else { return (None, cost) };
             cost.search += k as u64;
             i += k;
             start = keys[i];
-            next_end(start)
+            last_start.filter(|&m| start <= m).map(|_| start + span)
         } else {
             at.candidate(ready, duration).map(|(_, e)| e)
         };
-        // The first candidate, for the worst case: none if its window ends past the horizon.
-        let potential = window_end.is_some().then_some(i);
+        // The first candidate's window ends past the horizon: no candidate fits.
+        let Some(mut end_time) = first_end else { return (None, cost) };
+        let potential = i;
         // One past the current window's last entry, and how far from the candidate on
         // every entry is known to hold at least `n` free ids: both only move forward, so
         // a search reads each count about once for them.
         let (mut last, mut clean) = (i + 1, i + 1);
         let answer = loop {
-            let Some(end_time) = window_end else { break None };
             last = last.max(i + 1);
             let from = last;
-            while keys.get(last).is_some_and(|&k| k < end_time) {
+            // The keys are in order: four at a time while the fourth is inside.
+            while last + 4 <= len && keys[last + 3] < end_time {
+                last += 4;
+            }
+            while last < len && keys[last] < end_time {
                 last += 1;
             }
             cost.search += (last - from) as u64;
@@ -331,12 +338,10 @@ impl Flat {
             // so the next one to try is past it; the counts, read back from the window's
             // end as far as they are not known, find it without a set read.
             if let Some(b) = counts[clean..last].iter().rposition(|&c| c < n) {
-                cost.visited += (last - (clean + b)) as u64;
+                cost.visited += (last - clean - b) as u64;
                 i = clean + b + 1;
-                clean = last;
             } else {
                 cost.visited += (last - clean) as u64;
-                clean = last;
                 if self.window::<W>(&mut acc, i, last, n, &mut cost) {
                     // Within the window's end, so no overflow.
                     let end = start + duration;
@@ -344,17 +349,22 @@ impl Flat {
                 }
                 i += 1;
             }
-            if counts.get(i).is_some_and(|&c| c < n) {
+            clean = last;
+            if i < len && counts[i] < n {
                 let Some(k) = counts[i..].iter().position(|&c| c >= n) else { break None };
                 cost.search += k as u64;
                 i += k;
             }
-            let Some(&key) = keys.get(i) else { break None };
-            start = key;
-            window_end = next_end(start);
+            match (keys.get(i), last_start) {
+                (Some(&key), Some(m)) if key <= m => {
+                    start = key;
+                    end_time = key + span;
+                }
+                _ => break None,
+            }
         };
-        if let Some(p) = potential.filter(|_| COUNTING) {
-            let m = (self.len() - p) as u64;
+        if COUNTING {
+            let m = (self.len() - potential) as u64;
             cost.worst = m * m;
         }
         (answer, cost)

@@ -109,3 +109,15 @@ fn ids_at_the_top_of_u32_do_not_overflow() {
     assert_eq!(set.ranges().collect::<Vec<_>>(), [(u32::MAX - 1, u32::MAX)]);
     assert_eq!(RangeSet::full(u32::MAX).count(), u64::from(u32::MAX));
 }
+
+/// `first` cuts a word at every count: a full word, and every other id over two words.
+#[test]
+fn first_cuts_a_word_at_every_count() {
+    for ids in [(0..64).collect::<Vec<u32>>(), (0..128).step_by(2).collect()] {
+        let set = RangeSet::from_ids(ids.iter().copied());
+        for n in 1..=ids.len() {
+            assert_eq!(set.first(n as u64), Some(RangeSet::from_ids(ids[..n].iter().copied())), "n = {n}");
+        }
+        assert_eq!(set.first(ids.len() as u64 + 1), None);
+    }
+}

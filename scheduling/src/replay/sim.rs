@@ -108,7 +108,11 @@ impl<'a> Sim<'a> {
                 self.run.sizes.push((index.now(), index.size() as u64));
             }
         }
-        self.run.schedule = self.placed.into_iter().flatten().collect();
+        // `filter_map` collects in place, where `flatten` copies into a new vector: on the
+        // KTH year 5 MB of fresh pages, 3 ms of a 40 ms replay.
+        #[expect(clippy::filter_map_identity, reason = "flatten does not collect in place")]
+        let schedule = self.placed.into_iter().filter_map(|p| p).collect();
+        self.run.schedule = schedule;
         for (&kind, &calls) in OpKind::ALL.iter().zip(&self.ops) {
             if calls > 0 {
                 self.run.ops.insert(kind, calls);
